@@ -1,0 +1,114 @@
+//! ② decode: one frame's bytes → the TCP segment inside it (through link layers,
+//! IPv4/IPv6 and tunnels), under a written contract:
+//!
+//! - every length is checked once, before the fields it guards are read; no panics on any
+//!   input (fuzzed: `fuzz/fuzz_targets/decode.rs`);
+//! - payload length comes from the IP lengths, never from the captured length, because
+//!   headers-only captures (snaplen 64–128) are the norm;
+//! - decoding is lax: when it stops, `Decoded::Other` says at which layer and why, so
+//!   "not TCP" differs from "TCP header not captured".
+
+use std::net::IpAddr;
+
+pub mod tcp_options;
+pub use tcp_options::TcpOptions;
+
+/// An IP address pair as decoded, kept compact: IPv4 addresses are stored IPv4-mapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Addr(pub [u8; 16]);
+
+impl Addr {
+    pub fn v4(b: [u8; 4]) -> Addr {
+        let mut a = [0u8; 16];
+        a[10] = 0xff;
+        a[11] = 0xff;
+        a[12..].copy_from_slice(&b);
+        Addr(a)
+    }
+    pub fn v6(b: [u8; 16]) -> Addr {
+        Addr(b)
+    }
+    pub fn to_ip(&self) -> IpAddr {
+        let v6 = std::net::Ipv6Addr::from(self.0);
+        match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(v6),
+        }
+    }
+}
+
+/// TCP header flag bits as in the header's 12 flag bits (`tcp.flags` in Wireshark).
+pub mod flags {
+    pub const FIN: u16 = 0x001;
+    pub const SYN: u16 = 0x002;
+    pub const RST: u16 = 0x004;
+    pub const PSH: u16 = 0x008;
+    pub const ACK: u16 = 0x010;
+    pub const URG: u16 = 0x020;
+    pub const ECE: u16 = 0x040;
+    pub const CWR: u16 = 0x080;
+    pub const AE: u16 = 0x100;
+}
+
+/// A decoded TCP segment with the IP facts the analysis needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TcpSegment {
+    pub src: Addr,
+    pub dst: Addr,
+    pub ip_version: u8,
+    /// IPv4 TOS / IPv6 traffic class; the low two bits are ECN.
+    pub tos: u8,
+    pub ttl: u8,
+    /// IPv4 identification (0 for IPv6), to tell duplicates from retransmissions.
+    pub ip_id: u16,
+    pub sport: u16,
+    pub dport: u16,
+    pub seq: u32,
+    pub ack: u32,
+    /// 12 flag bits as `tcp.flags` (see [`flags`]).
+    pub flags: u16,
+    /// The raw 16-bit window field, before any scaling (`tcp.window_size_value`).
+    pub window: u16,
+    /// TCP header length in bytes (data offset × 4).
+    pub header_len: u8,
+    /// Payload bytes on the wire, from the IP lengths (`tcp.len`). May exceed the MSS for
+    /// TSO/GRO super-segments; never derived from the captured length unless the IP length
+    /// is zero (TSO on the capturing host), as Wireshark does.
+    pub payload_len: u32,
+    /// Payload bytes actually present in the capture.
+    pub payload_captured: u32,
+    pub options: TcpOptions,
+    /// Number of tunnel encapsulations removed to reach this segment (0 = not tunnelled).
+    pub tunnel_depth: u8,
+}
+
+/// Where decoding stopped when no TCP segment came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    Link,
+    Network,
+    Tunnel,
+    Transport,
+}
+
+/// Why decoding stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// A protocol we do not follow (ARP, UDP without a tunnel, ICMP, ...): not an error.
+    NotTcp,
+    /// A link type the decoder does not know.
+    UnknownLinkType(u32),
+    /// The header at this layer is longer than what was captured.
+    Truncated { needed: usize, available: usize },
+    /// A header field with an impossible value (e.g. IHL < 5, data offset < 5).
+    Malformed(&'static str),
+    /// A non-first IP fragment, or a first fragment whose TCP header Wireshark would not
+    /// dissect without reassembly.
+    Fragment,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decoded {
+    Tcp(TcpSegment),
+    Other { layer: Layer, reason: StopReason },
+}

@@ -1,0 +1,1 @@
+//! ⑤ emit: columnar tables (packets, flows) for Python and CSV.

@@ -1,0 +1,1 @@
+//! ③ flow: TCP segments → bidirectional flows numbered as Wireshark numbers `tcp.stream`.
