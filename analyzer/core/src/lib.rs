@@ -3,7 +3,9 @@
 //! `tcp.stream`), ④ analyse, ⑤ emit (columnar tables). No Python here: the extension
 //! module `tcpdiag._native` is a thin layer over this crate.
 
+pub mod analyse;
 pub mod decode;
 pub mod emit;
 pub mod flow;
 pub mod ingest;
+pub mod pipeline;

@@ -1,1 +1,8 @@
-//! ⑤ emit: columnar tables (packets, flows) for Python and CSV.
+//! ⑤ emit: columnar tables (packets, analysis, flows) for Python, and streaming CSV.
+
+pub mod analysis;
+pub mod csv;
+pub mod packets;
+
+pub use analysis::AnalysisColumns;
+pub use packets::{PacketColumns, COLUMNS as PACKET_COLUMNS};

@@ -1,0 +1,98 @@
+//! The congestion-window estimate. cwnd is never on the wire; what is visible is the
+//! flight the sender builds between ACK arrivals. When sends are ACK-clocked and stop
+//! short of the receive window, that flight *is* cwnd; when the window or the
+//! application stopped the sender first, it is only a lower bound — reported as such.
+
+use super::notes::CwndConfidence;
+
+#[derive(Debug, Clone, Default)]
+pub struct CwndEstimator {
+    /// Highest flight reached by sends since the last ACK arrival.
+    peak: u64,
+    sends_since_ack: u32,
+    pub value: u64,
+    pub confidence: CwndConfidence,
+    /// Recent estimate samples (ring), for a steadier figure and for plateau detection.
+    recent: [u64; 8],
+    filled: usize,
+    next: usize,
+}
+
+impl CwndEstimator {
+    /// After a data segment left with `flight` bytes now in flight.
+    pub fn on_send(&mut self, flight: u64) {
+        self.peak = self.peak.max(flight);
+        self.sends_since_ack += 1;
+    }
+
+    /// An ACK arrived. `window_bound`: the sends were stopped by the receive window
+    /// (flight + MSS > rwnd). `app_bound`: the sender was not ACK-clocked.
+    pub fn on_ack(&mut self, flight_after: u64, window_bound: bool, app_bound: bool) {
+        if self.sends_since_ack > 0 && self.peak > 0 {
+            if window_bound || app_bound {
+                if self.confidence != CwndConfidence::Estimate || self.peak > self.value {
+                    self.value = self.value.max(self.peak);
+                    self.confidence = CwndConfidence::Bound;
+                }
+            } else {
+                self.value = self.peak;
+                self.confidence = CwndConfidence::Estimate;
+                self.recent[self.next] = self.peak;
+                self.next = (self.next + 1) % self.recent.len();
+                self.filled = (self.filled + 1).min(self.recent.len());
+            }
+        }
+        self.peak = flight_after;
+        self.sends_since_ack = 0;
+    }
+
+    /// A recovery began: the sender reduced cwnd by `beta` (0.7 CUBIC, 0.5 Reno).
+    pub fn on_recovery(&mut self, beta: f64) {
+        if self.value > 0 {
+            self.value = (self.value as f64 * beta) as u64;
+        }
+    }
+
+    /// Whether recent estimates sit flat within `tolerance` (e.g. 0.1 = ±10 %): a
+    /// flight that stopped growing although nothing was lost.
+    pub fn plateau(&self, tolerance: f64) -> bool {
+        if self.filled < self.recent.len() {
+            return false;
+        }
+        let min = *self.recent.iter().min().unwrap() as f64;
+        let max = *self.recent.iter().max().unwrap() as f64;
+        min > 0.0 && (max - min) / max <= tolerance
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ack_clocked_peak_is_an_estimate() {
+        let mut c = CwndEstimator::default();
+        c.on_send(10_000);
+        c.on_send(20_000);
+        c.on_ack(15_000, false, false);
+        assert_eq!((c.value, c.confidence), (20_000, CwndConfidence::Estimate));
+    }
+
+    #[test]
+    fn window_bound_peak_is_only_a_bound() {
+        let mut c = CwndEstimator::default();
+        c.on_send(65_535);
+        c.on_ack(60_000, true, false);
+        assert_eq!((c.value, c.confidence), (65_535, CwndConfidence::Bound));
+    }
+
+    #[test]
+    fn plateau_needs_eight_flat_rounds() {
+        let mut c = CwndEstimator::default();
+        for i in 0..8 {
+            c.on_send(100_000 + i * 1000);
+            c.on_ack(0, false, false);
+            assert_eq!(c.plateau(0.1), i == 7);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Both directions of one flow: the sender states, the window scaling of each side, the
+//! cwnd estimators and limit trackers, and handshake timing for the vantage point.
+
+use super::cwnd::CwndEstimator;
+use super::limit::LimitTracker;
+use super::notes::{CwndConfidence, LimitState, PacketNotes};
+use super::sender::Sender;
+use super::vantage::HandshakeTimes;
+use super::window::{RwndBasis, Scaling};
+use crate::decode::{flags, TcpSegment};
+
+#[derive(Debug, Default)]
+pub struct FlowState {
+    pub senders: [Sender; 2],
+    /// `Some(opt)` once that side's SYN was seen: its window-scale option.
+    syn_wscale: [Option<Option<u8>>; 2],
+    /// Scaling of the windows each side advertises.
+    pub scaling: [Option<Scaling>; 2],
+    /// Receive window limiting each direction's sender, in bytes (advertised by the peer).
+    pub rwnd_for: [Option<u64>; 2],
+    pub rwnd_basis: [Option<RwndBasis>; 2],
+    last_window_raw: [u16; 2],
+    /// Range of rwnd values that limited each direction after the handshake.
+    pub rwnd_min: [Option<u64>; 2],
+    pub rwnd_max: [u64; 2],
+    pub inferred_shift: [Option<u8>; 2],
+    pub cwnd: [CwndEstimator; 2],
+    pub limits: [LimitTracker; 2],
+    pub handshake: HandshakeTimes,
+    /// ACK→data and data→ACK delays, for the vantage point without a handshake.
+    pub delays: super::vantage::DelayStats,
+    pub first_ts: i64,
+    pub last_ts: i64,
+    pub packets: u64,
+}
+
+impl FlowState {
+    fn scaling_of(&mut self, side: usize) -> Scaling {
+        *self.scaling[side].get_or_insert_with(|| Scaling::from_syns(None, None))
+    }
+
+    pub fn on_segment(&mut self, seg: &TcpSegment, d: usize, frame: u64, ts: i64) -> PacketNotes {
+        let r = 1 - d;
+        let syn = seg.flags & flags::SYN != 0;
+        if self.packets == 0 {
+            self.first_ts = ts;
+        }
+        self.packets += 1;
+        self.last_ts = self.last_ts.max(ts);
+        for l in self.limits.iter_mut() {
+            l.charge(ts);
+        }
+        self.handshake.on_segment(seg.flags, d, ts);
+        self.delays.on_segment(seg, d, ts);
+        if syn && self.syn_wscale[d].is_none() {
+            self.syn_wscale[d] = Some(seg.options.wscale);
+            if let Some(mss) = seg.options.mss {
+                // The peer's MSS option bounds what this side may send it (RFC 9293 §3.7.1).
+                let s = &mut self.senders[r];
+                if s.mss == 0 {
+                    s.mss = mss as u32;
+                }
+            }
+            // Either SYN being seen can settle the scaling of both sides.
+            for side in 0..2 {
+                let known = Scaling::from_syns(self.syn_wscale[side], self.syn_wscale[1 - side]);
+                if !matches!(known, Scaling::Unknown { .. }) {
+                    self.scaling[side] = Some(known);
+                }
+            }
+        }
+
+        let mut notes = PacketNotes::default();
+        // The window this packet advertises limits the other direction's sender.
+        let (rwnd, basis) = self.scaling_of(d).rwnd(seg.window, syn);
+        notes.rwnd = rwnd;
+        notes.rwnd_basis = Some(basis);
+        if seg.flags & flags::RST == 0 {
+            self.rwnd_for[r] = Some(rwnd);
+            self.rwnd_basis[r] = Some(basis);
+            self.last_window_raw[d] = seg.window;
+            if !syn && self.senders[r].started {
+                self.rwnd_min[r] = Some(self.rwnd_min[r].map_or(rwnd, |m| m.min(rwnd)));
+                self.rwnd_max[r] = self.rwnd_max[r].max(rwnd);
+            }
+        }
+        // Same as Wireshark tcp.analysis.zero_window.
+        if seg.window == 0 && seg.flags & (flags::SYN | flags::FIN | flags::RST) == 0 {
+            notes.zero_window = true;
+            self.senders[r].zero_windows += 1;
+        }
+
+        self.senders[r].on_ack(seg, frame, ts, &mut notes);
+        let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
+        self.senders[d].on_data(seg, frame, ts, peer_rwnd, &mut notes);
+
+        let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;
+        let dd = if carries_data { d } else { r };
+        notes.data_dir = dd as u8;
+
+        // Handshake not captured: flight above the raw window proves a larger shift.
+        let flight_d = self.senders[d].unacked();
+        if let Some(Scaling::Unknown { .. }) = self.scaling[r] {
+            let raw = self.last_window_raw[r];
+            if let Some(shift) = self.scaling[r].as_mut().and_then(|s| s.infer_from_flight(raw, flight_d)) {
+                self.inferred_shift[r] = Some(shift);
+                let (w, b) = self.scaling[r].unwrap().rwnd(raw, false);
+                self.rwnd_for[d] = Some(w);
+                self.rwnd_basis[d] = Some(b);
+            }
+        }
+
+        let s = &self.senders[dd];
+        notes.in_flight = s.pipe();
+        notes.unacked = s.unacked();
+        notes.sacked = s.scoreboard.sacked_bytes() as u64;
+        let rwnd_dd = self.rwnd_for[dd];
+        let mss = s.mss.max(536) as u64;
+        let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss > w);
+        if carries_data && dd == d && seg.payload_len > 0 {
+            if let Some(w) = rwnd_dd {
+                // Same idea as Wireshark tcp.analysis.window_full: this segment used the
+                // last of the receiver's window.
+                notes.window_full = w > 0 && notes.unacked >= w;
+            }
+            if notes.retrans == super::notes::RetransKind::None {
+                self.cwnd[dd].on_send(notes.in_flight);
+            }
+        } else if seg.flags & flags::ACK != 0 && self.senders[dd].started {
+            let app_bound = notes.unacked == 0;
+            let before = self.cwnd[dd].confidence;
+            self.cwnd[dd].on_ack(notes.in_flight, window_bound, app_bound);
+            if self.cwnd[dd].confidence == CwndConfidence::Estimate && before != CwndConfidence::None {
+                self.limits[dd].on_flight_sample(self.cwnd[dd].value, ts);
+            }
+        }
+        notes.cwnd = self.cwnd[dd].value;
+        notes.cwnd_conf = self.cwnd[dd].confidence;
+        notes.limit = self.limits[dd].update(&self.senders[dd], &self.cwnd[dd], rwnd_dd, ts, frame);
+        if notes.limit == LimitState::Recovery && notes.retrans != super::notes::RetransKind::None {
+            // Entering recovery reduces cwnd (RFC 5681 §3.2 / RFC 9438 §4.6).
+            if self.senders[dd].recoveries.last().is_some_and(|r| r.start_frame == frame) {
+                self.cwnd[dd].on_recovery(0.7);
+            }
+        }
+        notes
+    }
+
+    /// The direction that carried more payload: the one the verdict is about.
+    pub fn data_dir(&self) -> usize {
+        if self.senders[1].data_bytes > self.senders[0].data_bytes { 1 } else { 0 }
+    }
+}

@@ -1,0 +1,97 @@
+//! The limit state of a direction at each packet, and the time spent in each — the idea
+//! of Linux's tcp_info chrono counters (busy, rwnd_limited, sndbuf_limited), extended
+//! with zero window, recovery, cwnd and application states.
+
+use super::cwnd::CwndEstimator;
+use super::notes::LimitState;
+use super::sender::Sender;
+
+/// A flight that stayed within ±`FLAT_BAND` of one level for `FLAT_RTTS` round trips,
+/// with no loss, is a sender-side buffer limit: cwnd would have grown (RFC 5681 §3.1).
+const FLAT_BAND: f64 = 0.12;
+const FLAT_RTTS: i64 = 8;
+
+#[derive(Debug, Clone, Default)]
+pub struct LimitTracker {
+    pub state: LimitState,
+    pub state_ns: [i64; LimitState::ALL.len()],
+    last_ts: Option<i64>,
+    /// Level and start of the current flat stretch of flight estimates.
+    flat_level: u64,
+    flat_since: i64,
+    /// Frames where the rwnd state was entered (evidence), a few kept.
+    pub first_frame: [u64; LimitState::ALL.len()],
+}
+
+impl LimitTracker {
+    /// Charges the time since the previous packet to the state then in force.
+    pub fn charge(&mut self, ts: i64) {
+        if let Some(prev) = self.last_ts {
+            if ts > prev {
+                self.state_ns[self.state as usize] += ts - prev;
+            }
+        }
+        self.last_ts = Some(ts);
+    }
+
+    /// Feeds a fresh cwnd-estimate sample for plateau detection.
+    pub fn on_flight_sample(&mut self, flight: u64, ts: i64) {
+        let lo = self.flat_level as f64 * (1.0 - FLAT_BAND);
+        let hi = self.flat_level as f64 * (1.0 + FLAT_BAND);
+        let f = flight as f64;
+        if self.flat_level == 0 || f < lo || f > hi {
+            self.flat_level = flight;
+            self.flat_since = ts;
+        }
+    }
+
+    /// Decides the state after a packet. `rwnd`: the receiver's window for this
+    /// direction (None if never advertised).
+    pub fn update(&mut self, s: &Sender, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, frame: u64) -> LimitState {
+        let state = Self::decide(s, cwnd, rwnd, ts, self.flat_since);
+        if state != self.state && self.first_frame[state as usize] == 0 {
+            self.first_frame[state as usize] = frame;
+        }
+        self.state = state;
+        state
+    }
+
+    fn decide(s: &Sender, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, flat_since: i64) -> LimitState {
+        if !s.started || s.data_segments == 0 {
+            return LimitState::Unknown;
+        }
+        let mss = s.mss.max(536) as u64;
+        let unacked = s.unacked();
+        if rwnd == Some(0) {
+            return LimitState::ZeroWindow;
+        }
+        if s.in_recovery() {
+            return LimitState::Recovery;
+        }
+        // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
+        // segment left means the receiver's window stops the sender.
+        if let Some(w) = rwnd {
+            if unacked + mss > w {
+                return LimitState::Rwnd;
+            }
+        }
+        if unacked == 0 {
+            return LimitState::App;
+        }
+        let pipe = s.pipe();
+        if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
+            return LimitState::App;
+        }
+        if let Some(srtt) = s.rtt.srtt_ns {
+            let no_loss_in_stretch = s.recoveries.last().map_or(true, |r| r.end_ns.is_some_and(|e| e < flat_since));
+            if ts - flat_since >= FLAT_RTTS * srtt && no_loss_in_stretch {
+                return LimitState::Sndbuf;
+            }
+        }
+        LimitState::Cwnd
+    }
+
+    pub fn busy_ns(&self) -> i64 {
+        self.state_ns.iter().sum::<i64>() - self.state_ns[LimitState::Unknown as usize]
+    }
+}

@@ -1,0 +1,427 @@
+//! One direction's sender state as seen from the capture point: SND.UNA, SND.MAX, the
+//! outstanding segments, the SACK scoreboard, duplicate ACKs, recovery and the recent
+//! retransmissions that a later D-SACK or timestamp echo may prove spurious.
+//!
+//! Data segments of the direction go to [`Sender::on_data`]; ACKs from the other side go
+//! to [`Sender::on_ack`]. Both fill in the packet's [`PacketNotes`].
+
+use std::collections::VecDeque;
+
+use super::dsack::dsack;
+use super::notes::{Evidence, PacketNotes, Reorder, RetransKind};
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use crate::decode::{flags, TcpSegment};
+use crate::flow::SeqNumber;
+
+/// A transmission of new data still unacknowledged.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    seq: SeqNumber,
+    end: SeqNumber,
+    frame: u64,
+    ts_ns: i64,
+    /// Times these bytes were sent again.
+    retrans: u16,
+    last_retrans_frame: u64,
+    last_retrans_tsval: Option<u32>,
+}
+
+/// A retransmission kept for a while after it was acknowledged, so a late D-SACK or a
+/// timestamp echo can still prove it spurious.
+#[derive(Debug, Clone, Copy)]
+pub struct RetransRecord {
+    pub seq: SeqNumber,
+    pub end: SeqNumber,
+    pub frame: u64,
+    pub orig_frame: u64,
+    pub ts_ns: i64,
+    pub kind: RetransKind,
+    pub tsval: Option<u32>,
+    pub proven: Evidence,
+    /// The recovery episode it belongs to (index into `Sender::recoveries`).
+    pub recovery: usize,
+}
+
+/// A loss-recovery episode (RFC 6675 §5 / RFC 6298 §5): from the first retransmission
+/// until SND.UNA passes the highest sequence sent at its start.
+#[derive(Debug, Clone, Copy)]
+pub struct Recovery {
+    pub start_frame: u64,
+    pub start_ns: i64,
+    pub end_ns: Option<i64>,
+    pub point: SeqNumber,
+    pub kind: RetransKind,
+    pub retransmissions: u32,
+    pub spurious: u32,
+    /// In flight just before the recovery began (a cwnd lower bound at that moment).
+    pub flight_before: u64,
+    /// Part of the first slow start (no earlier recovery, flight still doubling).
+    pub in_slow_start: bool,
+}
+
+const RETRANS_MEMORY: usize = 4096;
+
+#[derive(Debug, Default)]
+pub struct Sender {
+    pub started: bool,
+    pub una: SeqNumber,
+    pub max: SeqNumber,
+    /// Largest segment payload seen (or the peer's MSS option), for segment counts.
+    pub mss: u32,
+    outstanding: VecDeque<Sent>,
+    pub scoreboard: Scoreboard,
+    retransmissions: VecDeque<RetransRecord>,
+    pub recoveries: Vec<Recovery>,
+    in_recovery: bool,
+    pub dupacks: u32,
+    last_ack_frame: u64,
+    last_ack_window: u16,
+    /// When the receiver first reported data above SND.UNA (a hole opened).
+    hole_since: Option<i64>,
+    pub rtt: RttEstimator,
+    pub last_send_ns: i64,
+    pub last_ack_ns: i64,
+    max_tsval: Option<u32>,
+    max_ip_id: Option<u16>,
+    /// Consecutive RTOs without progress (back-off count).
+    pub rto_backoff: u32,
+    // Counters for the verdict.
+    pub data_segments: u64,
+    pub data_bytes: u64,
+    pub retrans_segments: u64,
+    pub retrans_bytes: u64,
+    pub spurious: u64,
+    pub dsacks: u64,
+    pub reorder_events: u64,
+    pub max_reorder: Reorder,
+    pub lost_before_bytes: u64,
+    pub zero_windows: u64,
+    pub probes: u64,
+    /// Time of the first new data segment.
+    pub first_data_ns: Option<i64>,
+}
+
+fn ts_older(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
+impl Sender {
+    /// Bytes sent and not cumulatively acknowledged.
+    pub fn unacked(&self) -> u64 {
+        if !self.started {
+            return 0;
+        }
+        self.max.distance_from(self.una).max(0) as u64
+    }
+
+    /// RFC 6675 pipe: unacked bytes that are neither SACKed nor deemed lost, plus lost
+    /// bytes already retransmitted.
+    pub fn pipe(&self) -> u64 {
+        let unacked = self.unacked();
+        if self.scoreboard.is_empty() {
+            return unacked;
+        }
+        let sacked = self.scoreboard.sacked_bytes() as u64;
+        let mss = self.mss.max(1);
+        let mut lost = 0u64;
+        for (s, e) in self.scoreboard.holes(self.una) {
+            if self.scoreboard.is_lost(s, mss) && !self.retransmitted(s, e) {
+                lost += e.distance_from(s) as u64;
+            }
+        }
+        unacked.saturating_sub(sacked + lost)
+    }
+
+    fn retransmitted(&self, s: SeqNumber, e: SeqNumber) -> bool {
+        self.outstanding.iter().any(|x| x.retrans > 0 && x.seq < e && s < x.end)
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// A segment carrying data (or SYN/FIN) in this direction.
+    pub fn on_data(&mut self, seg: &TcpSegment, frame: u64, ts: i64, peer_rwnd: u64, notes: &mut PacketNotes) {
+        let syn = seg.flags & flags::SYN != 0;
+        let fin = seg.flags & flags::FIN != 0;
+        let len = seg.payload_len + syn as u32 + fin as u32;
+        let seq = SeqNumber(seg.seq);
+        let end = seq + len;
+        let tsval = seg.options.timestamps.map(|t| t.0);
+        if seg.payload_len > self.mss {
+            self.mss = seg.payload_len;
+        }
+        if !self.started {
+            self.started = true;
+            self.una = seq;
+            self.max = seq;
+        }
+        if len == 0 {
+            return;
+        }
+        let pipe_before = self.pipe();
+        if seq >= self.max {
+            if seq > self.max {
+                // Bytes the capture point never saw: lost upstream or dropped by the capture.
+                let gap = seq.distance_from(self.max) as u32;
+                notes.lost_before = gap;
+                self.lost_before_bytes += gap as u64;
+            }
+            if seg.payload_len == 1 && peer_rwnd == 0 && seq == self.max {
+                notes.zero_window_probe = true;
+                self.probes += 1;
+            }
+            self.outstanding.push_back(Sent {
+                seq, end, frame, ts_ns: ts, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
+            });
+            self.max = end;
+            self.note_order(seg);
+            self.data_segments += 1;
+            self.data_bytes += seg.payload_len as u64;
+            if seg.payload_len > 0 && self.first_data_ns.is_none() {
+                self.first_data_ns = Some(ts);
+            }
+            self.last_send_ns = ts;
+            return;
+        }
+        // Below SND.MAX: a keep-alive, a late original, or a retransmission.
+        if end <= self.una && seg.payload_len <= 1 && end.distance_from(self.una) >= -1 {
+            notes.keepalive = true;
+            return;
+        }
+        if self.is_late_original(seg) {
+            notes.reorder = Some(self.late_extent(end, ts));
+            self.reorder_events += 1;
+            self.widen_reorder(notes.reorder.unwrap());
+            return;
+        }
+        let kind = self.classify(seq, end, ts);
+        let orig_frame = self.mark_retransmitted(seq, end, frame, tsval);
+        self.retrans_segments += 1;
+        self.retrans_bytes += seg.payload_len as u64;
+        notes.retrans = kind;
+        notes.retrans_of = orig_frame;
+        if !self.in_recovery {
+            self.in_recovery = true;
+            let in_slow_start = self.recoveries.is_empty();
+            self.recoveries.push(Recovery {
+                start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
+                retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
+            });
+        }
+        let rec = self.recoveries.len() - 1;
+        self.recoveries[rec].retransmissions += 1;
+        if kind == RetransKind::Rto {
+            self.rto_backoff += 1;
+        }
+        if self.retransmissions.len() == RETRANS_MEMORY {
+            self.retransmissions.pop_front();
+        }
+        self.retransmissions.push_back(RetransRecord {
+            seq, end, frame, orig_frame, ts_ns: ts, kind, tsval, proven: Evidence::None, recovery: rec,
+        });
+        self.last_send_ns = ts;
+    }
+
+    fn note_order(&mut self, seg: &TcpSegment) {
+        if let Some((v, _)) = seg.options.timestamps {
+            if self.max_tsval.map_or(true, |m| ts_older(m, v)) {
+                self.max_tsval = Some(v);
+            }
+        }
+        if seg.ip_version == 4 && seg.ip_id != 0 {
+            self.max_ip_id = Some(seg.ip_id);
+        }
+    }
+
+    /// A segment below SND.MAX that was sent before the highest one: its timestamp (or
+    /// IPv4 ID, from stacks that increment it per packet) is older. Only possible when
+    /// the capture point is after the place where packets were reordered.
+    fn is_late_original(&self, seg: &TcpSegment) -> bool {
+        if let (Some((v, _)), Some(max)) = (seg.options.timestamps, self.max_tsval) {
+            return ts_older(v, max);
+        }
+        if let (4, Some(max)) = (seg.ip_version, self.max_ip_id) {
+            if seg.ip_id != 0 {
+                let back = max.wrapping_sub(seg.ip_id);
+                return back > 0 && back < 1024;
+            }
+        }
+        false
+    }
+
+    fn late_extent(&self, end: SeqNumber, ts: i64) -> Reorder {
+        let bytes = self.max.distance_from(end).max(0) as u32;
+        let overtaken = self.outstanding.iter().find(|s| s.seq >= end).map(|s| s.ts_ns);
+        Reorder { packets: bytes.div_ceil(self.mss.max(1)), bytes, late_ns: overtaken.map_or(0, |t| ts - t) }
+    }
+
+    fn widen_reorder(&mut self, r: Reorder) {
+        let m = &mut self.max_reorder;
+        m.packets = m.packets.max(r.packets);
+        m.bytes = m.bytes.max(r.bytes);
+        m.late_ns = m.late_ns.max(r.late_ns);
+    }
+
+    /// Which trigger explains a retransmission of [seq, end) at `ts`.
+    fn classify(&self, seq: SeqNumber, end: SeqNumber, ts: i64) -> RetransKind {
+        let quiet = ts - self.last_ack_ns.max(self.last_send_ns);
+        let rto = self.rtt.rto_ns();
+        // Same rule as Linux's RTO floor: silence of about an RTO means the timer fired.
+        if quiet >= rto * 3 / 4 {
+            return RetransKind::Rto;
+        }
+        if self.dupacks > 0 || !self.scoreboard.is_empty() {
+            return RetransKind::Fast;
+        }
+        // RFC 8985 §7.2: PTO = 2·SRTT; the probe resends the last segment.
+        if let Some(srtt) = self.rtt.srtt_ns {
+            if end == self.max && quiet >= srtt && seq >= self.una {
+                return RetransKind::Tlp;
+            }
+        }
+        RetransKind::Other
+    }
+
+    /// Marks outstanding records overlapping [seq, end) and returns the frame that first
+    /// carried `seq` (0 if it was not captured).
+    fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, tsval: Option<u32>) -> u64 {
+        let mut orig = 0;
+        for s in self.outstanding.iter_mut() {
+            if s.seq >= end {
+                break;
+            }
+            if s.end > seq {
+                if orig == 0 {
+                    orig = s.frame;
+                }
+                s.retrans = s.retrans.saturating_add(1);
+                s.last_retrans_frame = frame;
+                s.last_retrans_tsval = tsval;
+            }
+        }
+        orig
+    }
+
+    /// An ACK from the other side, acknowledging this direction's data.
+    pub fn on_ack(&mut self, seg: &TcpSegment, frame: u64, ts: i64, notes: &mut PacketNotes) {
+        if seg.flags & flags::ACK == 0 || !self.started {
+            return;
+        }
+        let ack = SeqNumber(seg.ack);
+        let blocks = seg.options.sack_blocks();
+        let mut sack_blocks = blocks;
+        if let Some((l, r)) = dsack(ack, blocks) {
+            notes.dsack = true;
+            self.dsacks += 1;
+            self.prove(l, r, Evidence::Dsack, notes);
+            sack_blocks = &blocks[1..];
+        }
+        if ack > self.max {
+            // ACK for data we never saw (capture started mid-flight or dropped packets).
+            self.max = ack;
+        }
+        let advanced = ack > self.una;
+        if advanced {
+            self.advance(ack, ts, seg, notes);
+        }
+        let mut new_sack = false;
+        for &(l, r) in sack_blocks {
+            new_sack |= self.scoreboard.add(SeqNumber(l), SeqNumber(r), self.una) > 0;
+        }
+        if new_sack && self.hole_since.is_none() {
+            self.hole_since = Some(ts);
+        }
+        // Same as Wireshark tcp.analysis.duplicate_ack: no data, same ACK, same window.
+        let pure = seg.payload_len == 0 && seg.flags & (flags::SYN | flags::FIN | flags::RST) == 0;
+        if !advanced && pure && ack == self.una && seg.window == self.last_ack_window && self.unacked() > 0 {
+            self.dupacks += 1;
+            notes.dup_ack = self.dupacks;
+            notes.dup_ack_of = self.last_ack_frame;
+        } else if advanced || !pure || seg.window != self.last_ack_window {
+            if advanced {
+                self.dupacks = 0;
+            }
+            self.last_ack_frame = frame;
+        }
+        self.last_ack_window = seg.window;
+        self.last_ack_ns = ts;
+    }
+
+    fn advance(&mut self, ack: SeqNumber, ts: i64, seg: &TcpSegment, notes: &mut PacketNotes) {
+        let old_una = self.una;
+        self.una = ack;
+        self.rto_backoff = 0;
+        // Sender-view reordering: a hole that the receiver reported (data SACKed above
+        // it) filled without any of its bytes being retransmitted.
+        if let Some(since) = self.hole_since {
+            let hole_end = self.scoreboard.holes(old_una).next().map(|h| h.1);
+            if let Some(hole_end) = hole_end.filter(|&e| e <= ack) {
+                if !self.retransmitted(old_una, hole_end) {
+                    let (bytes, _) = self.scoreboard.above(hole_end);
+                    let r = Reorder { packets: bytes.div_ceil(self.mss.max(1)), bytes, late_ns: ts - since };
+                    notes.reorder = Some(r);
+                    self.reorder_events += 1;
+                    self.widen_reorder(r);
+                }
+            }
+        }
+        self.scoreboard.advance(ack);
+        self.hole_since = if self.scoreboard.is_empty() { None } else { self.hole_since };
+        let tsecr = seg.options.timestamps.map(|t| t.1);
+        let mut rtt_sample = None;
+        while let Some(front) = self.outstanding.front() {
+            if front.end > ack {
+                break;
+            }
+            let s = self.outstanding.pop_front().unwrap();
+            if s.retrans == 0 {
+                // Karn (RFC 6298 §3): time only never-retransmitted segments; the last one
+                // this ACK covers gives the sample.
+                rtt_sample = Some(ts - s.ts_ns);
+            } else if let (Some(ecr), Some(rtv)) = (tsecr, s.last_retrans_tsval) {
+                // Eifel (RFC 3522 §3.2): the ACK echoes a timestamp older than the
+                // retransmission's, so the original got through.
+                if ts_older(ecr, rtv) {
+                    self.prove(s.seq, s.end, Evidence::Eifel, notes);
+                }
+            }
+        }
+        if let Some(r) = rtt_sample {
+            self.rtt.sample(r);
+            notes.rtt_ns = Some(r);
+        }
+        if self.in_recovery {
+            if let Some(rec) = self.recoveries.last_mut() {
+                if ack >= rec.point {
+                    rec.end_ns = Some(ts);
+                    self.in_recovery = false;
+                }
+            }
+        }
+    }
+
+    /// Marks the retransmissions of [l, r) spurious on evidence from this ACK.
+    fn prove(&mut self, l: SeqNumber, r: SeqNumber, how: Evidence, notes: &mut PacketNotes) {
+        for rec in self.retransmissions.iter_mut().rev() {
+            if rec.proven != Evidence::None || rec.end <= l || r <= rec.seq {
+                continue;
+            }
+            rec.proven = how;
+            self.spurious += 1;
+            if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
+                recovery.spurious += 1;
+            }
+            if notes.spurious_of == 0 {
+                notes.spurious_of = rec.frame;
+                notes.spurious_by = how;
+            }
+            break;
+        }
+    }
+
+    pub fn retransmission_log(&self) -> impl Iterator<Item = &RetransRecord> {
+        self.retransmissions.iter()
+    }
+}

@@ -1,0 +1,173 @@
+//! Where the capture was taken, per direction: at the data sender, at the receiver, or in
+//! the middle. At the sender, flight and cwnd are exact; elsewhere they are estimates.
+//!
+//! Two witnesses: the handshake (near the client, SYN→SYN/ACK spans the whole RTT and
+//! SYN/ACK→ACK almost nothing; near the server the reverse), and, without a handshake,
+//! the delays of data→ACK versus ACK→data (the sender answers ACKs at once; the receiver
+//! answers data at once).
+
+use crate::decode::{flags, TcpSegment};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Vantage {
+    Unknown = 0,
+    SenderSide = 1,
+    ReceiverSide = 2,
+    Middle = 3,
+}
+
+impl Vantage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Vantage::Unknown => "unknown",
+            Vantage::SenderSide => "sender",
+            Vantage::ReceiverSide => "receiver",
+            Vantage::Middle => "middle",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Vantage> {
+        Some(match s {
+            "sender" => Vantage::SenderSide,
+            "receiver" => Vantage::ReceiverSide,
+            "middle" => Vantage::Middle,
+            "unknown" | "auto" => Vantage::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+/// One side's gaps must exceed the other's by this factor to place the capture point.
+const DOMINANCE: i64 = 4;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HandshakeTimes {
+    syn: Option<(usize, i64)>,
+    synack: Option<i64>,
+    ack: Option<i64>,
+}
+
+impl HandshakeTimes {
+    pub fn on_segment(&mut self, f: u16, dir: usize, ts: i64) {
+        let syn_ack = flags::SYN | flags::ACK;
+        match (self.syn, f & syn_ack) {
+            (None, x) if x == flags::SYN => self.syn = Some((dir, ts)),
+            (Some((c, _)), x) if x == syn_ack && dir != c && self.synack.is_none() => self.synack = Some(ts),
+            (Some((c, _)), x) if x == flags::ACK && dir == c && self.synack.is_some() && self.ack.is_none() => {
+                self.ack = Some(ts)
+            }
+            _ => {}
+        }
+    }
+
+    /// Vantage relative to the sender of direction `data_dir`.
+    pub fn vantage(&self, data_dir: usize) -> Vantage {
+        let (Some((client, syn)), Some(synack), Some(ack)) = (self.syn, self.synack, self.ack) else {
+            return Vantage::Unknown;
+        };
+        let (g1, g2) = (synack - syn, ack - synack);
+        let near_client = if g1 > DOMINANCE * g2.max(1) {
+            Some(true)
+        } else if g2 > DOMINANCE * g1.max(1) {
+            Some(false)
+        } else {
+            None
+        };
+        match near_client {
+            None => Vantage::Middle,
+            Some(nc) if nc == (data_dir == client) => Vantage::SenderSide,
+            Some(_) => Vantage::ReceiverSide,
+        }
+    }
+}
+
+/// Median-able delay samples, bounded: the first `CAP` of each kind.
+const CAP: usize = 2048;
+
+#[derive(Debug, Clone, Default)]
+pub struct DelayStats {
+    /// Per direction: time from a peer ACK to the next data segment of this direction.
+    ack_to_data: [Vec<i64>; 2],
+    /// Per direction: time from a data segment to the next ACK from the peer.
+    data_to_ack: [Vec<i64>; 2],
+    last_data: [Option<i64>; 2],
+    last_ack: [Option<i64>; 2],
+}
+
+impl DelayStats {
+    pub fn on_segment(&mut self, seg: &TcpSegment, d: usize, ts: i64) {
+        let r = 1 - d;
+        if seg.payload_len > 0 {
+            if let Some(a) = self.last_ack[d].take() {
+                push(&mut self.ack_to_data[d], ts - a);
+            }
+            self.last_data[d].get_or_insert(ts);
+        }
+        if seg.flags & flags::ACK != 0 && seg.payload_len == 0 {
+            if let Some(t) = self.last_data[r].take() {
+                push(&mut self.data_to_ack[r], ts - t);
+            }
+            self.last_ack[r] = Some(ts);
+        }
+    }
+
+    pub fn vantage(&self, data_dir: usize) -> Vantage {
+        let (Some(a2d), Some(d2a)) = (median(&self.ack_to_data[data_dir]), median(&self.data_to_ack[data_dir])) else {
+            return Vantage::Unknown;
+        };
+        if d2a > DOMINANCE * a2d.max(1) {
+            Vantage::SenderSide
+        } else if a2d > DOMINANCE * d2a.max(1) {
+            Vantage::ReceiverSide
+        } else {
+            Vantage::Middle
+        }
+    }
+}
+
+fn push(v: &mut Vec<i64>, x: i64) {
+    if v.len() < CAP && x >= 0 {
+        v.push(x);
+    }
+}
+
+fn median(v: &[i64]) -> Option<i64> {
+    if v.len() < 8 {
+        return None;
+    }
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    Some(s[s.len() / 2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+
+    fn hs(g1: i64, g2: i64) -> HandshakeTimes {
+        let mut h = HandshakeTimes::default();
+        h.on_segment(flags::SYN, 0, 0);
+        h.on_segment(flags::SYN | flags::ACK, 1, g1);
+        h.on_segment(flags::ACK, 0, g1 + g2);
+        h
+    }
+
+    #[test]
+    fn client_side_capture_sees_rtt_before_synack() {
+        let h = hs(40 * MS, MS / 10);
+        assert_eq!(h.vantage(0), Vantage::SenderSide);
+        assert_eq!(h.vantage(1), Vantage::ReceiverSide);
+    }
+
+    #[test]
+    fn server_side_capture_sees_rtt_after_synack() {
+        assert_eq!(hs(MS / 10, 40 * MS).vantage(0), Vantage::ReceiverSide);
+    }
+
+    #[test]
+    fn balanced_gaps_mean_middle() {
+        assert_eq!(hs(20 * MS, 25 * MS).vantage(0), Vantage::Middle);
+    }
+}

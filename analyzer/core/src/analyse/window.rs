@@ -1,0 +1,108 @@
+//! The receive window in bytes (RFC 7323 §2): the window field shifted by the shift the
+//! *advertising* side sent in its SYN, in effect only when both SYNs carried the option.
+//!
+//! Three cases users must be able to tell apart:
+//! - `Negotiated(shift)`: both SYNs seen with the option;
+//! - `NotNegotiated`: a captured SYN lacks it — the window is capped at 65,535 B, which is
+//!   itself a finding;
+//! - `Unknown`: the handshake was not captured. A lower bound on the shift is inferred
+//!   from data in flight above the raw window (a sender never exceeds the window), and
+//!   the resulting rwnd is marked inferred.
+
+/// RFC 7323 §2.3: shifts above 14 are treated as 14.
+pub const MAX_SHIFT: u8 = 14;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scaling {
+    Negotiated(u8),
+    NotNegotiated,
+    /// Handshake not captured; the shift is at least `min_shift` (0 until data proves more).
+    Unknown { min_shift: u8 },
+}
+
+/// How a reported rwnd is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RwndBasis {
+    /// Shift from the captured handshake (or no scaling negotiated).
+    Known = 0,
+    /// Scaling absent: the 16-bit field is the window.
+    NotNegotiated = 1,
+    /// A lower bound from an inferred shift.
+    Inferred = 2,
+}
+
+impl Scaling {
+    /// From the two SYN options (`None` for a SYN not captured).
+    pub fn from_syns(mine: Option<Option<u8>>, peer: Option<Option<u8>>) -> Scaling {
+        match (mine, peer) {
+            (Some(Some(m)), Some(Some(_))) => Scaling::Negotiated(m.min(MAX_SHIFT)),
+            (Some(None), _) | (_, Some(None)) => Scaling::NotNegotiated,
+            _ => Scaling::Unknown { min_shift: 0 },
+        }
+    }
+
+    /// rwnd in bytes for a window field, and how it is known. SYN windows are never scaled.
+    pub fn rwnd(&self, window: u16, is_syn: bool) -> (u64, RwndBasis) {
+        let w = window as u64;
+        if is_syn {
+            return (w, RwndBasis::Known);
+        }
+        match *self {
+            Scaling::Negotiated(s) => (w << s, RwndBasis::Known),
+            Scaling::NotNegotiated => (w, RwndBasis::NotNegotiated),
+            Scaling::Unknown { min_shift } => (w << min_shift, RwndBasis::Inferred),
+        }
+    }
+
+    /// Raises the inferred shift so that `window << shift` covers `in_flight` bytes that
+    /// the peer had outstanding when this window was in force. Returns the new shift when
+    /// it grew.
+    pub fn infer_from_flight(&mut self, window: u16, in_flight: u64) -> Option<u8> {
+        let Scaling::Unknown { min_shift } = self else { return None };
+        if window == 0 {
+            return None;
+        }
+        let mut s = *min_shift;
+        while s < MAX_SHIFT && ((window as u64) << s) < in_flight {
+            s += 1;
+        }
+        (s > *min_shift).then(|| {
+            *min_shift = s;
+            s
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_syns_with_option_scale() {
+        let s = Scaling::from_syns(Some(Some(7)), Some(Some(9)));
+        assert_eq!(s.rwnd(100, false), (12800, RwndBasis::Known));
+        assert_eq!(s.rwnd(100, true), (100, RwndBasis::Known));
+    }
+
+    #[test]
+    fn one_syn_without_option_disables_scaling() {
+        let s = Scaling::from_syns(Some(Some(7)), Some(None));
+        assert_eq!(s, Scaling::NotNegotiated);
+        assert_eq!(s.rwnd(65535, false), (65535, RwndBasis::NotNegotiated));
+    }
+
+    #[test]
+    fn shift_above_14_is_clamped() {
+        assert_eq!(Scaling::from_syns(Some(Some(15)), Some(Some(0))), Scaling::Negotiated(14));
+    }
+
+    #[test]
+    fn missing_handshake_infers_lower_bound() {
+        let mut s = Scaling::from_syns(None, None);
+        assert_eq!(s.infer_from_flight(1000, 500), None);
+        assert_eq!(s.infer_from_flight(1000, 7000), Some(3));
+        assert_eq!(s.rwnd(1000, false), (8000, RwndBasis::Inferred));
+        assert_eq!(s.infer_from_flight(1000, 7000), None);
+    }
+}

@@ -1,0 +1,209 @@
+//! The flow table: assigns each TCP segment to a flow numbered exactly as Wireshark numbers
+//! `tcp.stream`, so users can move between tcpdiag and `tcp.stream eq N`.
+//!
+//! Wireshark's rules (epan/dissectors/packet-tcp.c, 4.x), reproduced here:
+//! - a segment joins the latest conversation with the same address/port pair, in either
+//!   direction; a new pair opens a new conversation, numbered in order of first appearance;
+//! - port reuse: a SYN without ACK whose sequence number differs from the base sequence
+//!   number recorded for its direction opens a new conversation (a SYN with the same ISN
+//!   is a retransmission and stays);
+//! - the base sequence number of a direction is set by its first segment with a known
+//!   length (the SYN's ISN, else seq − 1), or, from the other side, by the first ACK
+//!   (ack − 1); segments inside ICMP errors or IP fragments join a conversation but set
+//!   nothing.
+
+use ahash::AHashMap;
+
+use super::key::{Direction, FlowKey};
+use super::seq::SeqNumber;
+use super::summary::FlowSummary;
+use crate::decode::{flags, TcpSegment};
+
+/// Per-direction state needed only for numbering.
+#[derive(Debug, Clone, Copy, Default)]
+struct BaseSeq {
+    set: bool,
+    value: SeqNumber,
+}
+
+/// Where a segment landed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// Index into [`FlowTable::flows`], equal to the Wireshark stream number.
+    pub flow: u32,
+    pub dir: Direction,
+    /// This segment opened the flow.
+    pub opened: bool,
+}
+
+#[derive(Default)]
+pub struct FlowTable {
+    latest: AHashMap<FlowKey, u32>,
+    flows: Vec<FlowSummary>,
+    base: Vec<[BaseSeq; 2]>,
+}
+
+impl FlowTable {
+    pub fn new() -> FlowTable {
+        FlowTable::default()
+    }
+
+    /// Places one segment. `has_length` is false for segments quoted in ICMP errors and
+    /// for IP fragments, whose length Wireshark does not know.
+    pub fn place(&mut self, seg: &TcpSegment, frame: u64, ts_ns: i64, frame_len: u32, has_length: bool) -> Placement {
+        let key = FlowKey::of(seg);
+        let (mut flow, mut opened) = match self.latest.get(&key) {
+            Some(&f) => (f, false),
+            None => (self.open(key, seg, frame, ts_ns), true),
+        };
+        let mut dir = self.direction(flow, seg);
+
+        let syn_only = seg.flags & (flags::SYN | flags::ACK) == flags::SYN;
+        let base = self.base[flow as usize][dir.index()];
+        if !opened && syn_only && base.set && base.value != SeqNumber(seg.seq) {
+            // Same as Wireshark TCP_A_REUSED_PORTS: a new connection on the same ports.
+            flow = self.open(key, seg, frame, ts_ns);
+            opened = true;
+            dir = Direction::AtoB;
+        }
+
+        if has_length {
+            let sides = &mut self.base[flow as usize];
+            let fwd = &mut sides[dir.index()];
+            if !fwd.set {
+                let isn = if seg.flags & flags::SYN != 0 { seg.seq } else { seg.seq.wrapping_sub(1) };
+                *fwd = BaseSeq { set: true, value: SeqNumber(isn) };
+            }
+            let rev = &mut sides[dir.reverse().index()];
+            if !rev.set && seg.flags & flags::ACK != 0 {
+                *rev = BaseSeq { set: true, value: SeqNumber(seg.ack.wrapping_sub(1)) };
+            }
+        }
+
+        self.flows[flow as usize].record(seg, dir, frame, ts_ns, frame_len);
+        Placement { flow, dir, opened }
+    }
+
+    fn open(&mut self, key: FlowKey, seg: &TcpSegment, frame: u64, ts_ns: i64) -> u32 {
+        let id = self.flows.len() as u32;
+        self.flows.push(FlowSummary::new(id, seg, frame, ts_ns));
+        self.base.push([BaseSeq::default(); 2]);
+        self.latest.insert(key, id);
+        id
+    }
+
+    #[inline]
+    fn direction(&self, flow: u32, seg: &TcpSegment) -> Direction {
+        if self.flows[flow as usize].a == (seg.src, seg.sport) {
+            Direction::AtoB
+        } else {
+            Direction::BtoA
+        }
+    }
+
+    pub fn flows(&self) -> &[FlowSummary] {
+        &self.flows
+    }
+
+    pub fn into_flows(self) -> Vec<FlowSummary> {
+        self.flows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::{Addr, TcpOptions};
+
+    /// Client 10.0.0.1:40000 → server 10.0.0.2:80; tests change one field at a time.
+    fn seg(from_client: bool, flags: u16, seq: u32, ack: u32, len: u32) -> TcpSegment {
+        let (c, s) = (Addr::v4([10, 0, 0, 1]), Addr::v4([10, 0, 0, 2]));
+        let (src, dst, sport, dport) = if from_client { (c, s, 40000, 80) } else { (s, c, 80, 40000) };
+        TcpSegment {
+            src, dst, ip_version: 4, tos: 0, ttl: 64, ip_id: 0, sport, dport, seq, ack, flags,
+            window: 1000, header_len: 20, payload_len: len, payload_captured: 0,
+            options: TcpOptions::default(), tunnel_depth: 0,
+        }
+    }
+    const SYN: u16 = flags::SYN;
+    const SYNACK: u16 = flags::SYN | flags::ACK;
+    const ACK: u16 = flags::ACK;
+
+    fn place_all(t: &mut FlowTable, segs: &[TcpSegment]) -> Vec<u32> {
+        segs.iter().enumerate().map(|(i, s)| t.place(s, i as u64 + 1, i as i64, 60, true).flow).collect()
+    }
+
+    #[test]
+    fn handshake_both_directions_share_one_flow() {
+        let mut t = FlowTable::new();
+        let ids = place_all(&mut t, &[seg(true, SYN, 100, 0, 0), seg(false, SYNACK, 900, 101, 0), seg(true, ACK, 101, 901, 0)]);
+        assert_eq!(ids, vec![0, 0, 0]);
+        let f = &t.flows()[0];
+        assert_eq!(f.a.1, 40000);
+        assert_eq!(f.sides[0].packets, 2);
+        assert_eq!(f.sides[1].packets, 1);
+        assert!(f.handshake_seen());
+    }
+
+    #[test]
+    fn syn_retransmitted_with_same_isn_stays_in_flow() {
+        let mut t = FlowTable::new();
+        let ids = place_all(&mut t, &[seg(true, SYN, 100, 0, 0), seg(true, SYN, 100, 0, 0)]);
+        assert_eq!(ids, vec![0, 0]);
+    }
+
+    #[test]
+    fn syn_with_new_isn_reuses_ports_as_new_flow() {
+        let mut t = FlowTable::new();
+        let ids = place_all(&mut t, &[
+            seg(true, SYN, 100, 0, 0), seg(false, SYNACK, 900, 101, 0), seg(true, flags::FIN | ACK, 101, 901, 0),
+            seg(true, SYN, 5000, 0, 0), seg(false, SYNACK, 7000, 5001, 0),
+        ]);
+        assert_eq!(ids, vec![0, 0, 0, 1, 1]);
+        assert_eq!(t.flows()[1].first_frame, 4);
+    }
+
+    #[test]
+    fn midstream_base_seq_is_seq_minus_one() {
+        // First segment seen is data with seq 1000: base = 999; a later SYN with ISN 999
+        // is then taken as a retransmission, as Wireshark does.
+        let mut t = FlowTable::new();
+        let ids = place_all(&mut t, &[seg(true, ACK, 1000, 50, 10), seg(true, SYN, 999, 0, 0), seg(true, SYN, 1, 0, 0)]);
+        assert_eq!(ids, vec![0, 0, 1]);
+    }
+
+    #[test]
+    fn base_seq_learned_from_peer_ack() {
+        // The server's ACK (ack 101) sets the client's base to 100 before any client segment.
+        let mut t = FlowTable::new();
+        let ids = place_all(&mut t, &[seg(false, ACK, 900, 101, 0), seg(true, SYN, 100, 0, 0), seg(true, SYN, 555, 0, 0)]);
+        assert_eq!(ids, vec![0, 0, 1]);
+    }
+
+    #[test]
+    fn segment_without_length_sets_no_base() {
+        let mut t = FlowTable::new();
+        let a = seg(true, ACK, 1000, 50, 10);
+        t.place(&a, 1, 0, 60, false);
+        let ids: Vec<u32> = [seg(true, SYN, 5, 0, 0)].iter().map(|s| t.place(s, 2, 1, 60, true).flow).collect();
+        assert_eq!(ids, vec![0]);
+    }
+
+    #[test]
+    fn synack_with_new_isn_does_not_open_flow() {
+        let mut t = FlowTable::new();
+        let ids = place_all(&mut t, &[seg(true, SYN, 100, 0, 0), seg(false, SYNACK, 900, 101, 0), seg(false, SYNACK, 12345, 101, 0)]);
+        assert_eq!(ids, vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn wscale_absent_on_one_syn_is_known_not_in_effect() {
+        let mut t = FlowTable::new();
+        let mut syn = seg(true, SYN, 100, 0, 0);
+        syn.options.wscale = Some(7);
+        t.place(&syn, 1, 0, 60, true);
+        assert_eq!(t.flows()[0].wscale_in_effect(), None);
+        t.place(&seg(false, SYNACK, 900, 101, 0), 2, 1, 60, true);
+        assert_eq!(t.flows()[0].wscale_in_effect(), Some(false));
+    }
+}

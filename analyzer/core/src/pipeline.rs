@@ -1,0 +1,123 @@
+//! The single pass that ties ① ingest, ② decode and ③ flow together: frames are read,
+//! decoded and placed in flows, and every TCP segment is handed to a sink.
+
+use crate::decode::{self, Decoded, Layer, StopReason, TcpSegment};
+use crate::flow::{FlowSummary, FlowTable, Placement};
+use crate::ingest::{CaptureReader, Frame, IngestError};
+
+/// Receives each TCP segment after it has been placed in its flow.
+pub trait SegmentSink {
+    fn segment(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement);
+}
+
+/// A sink that keeps nothing (the flows table alone).
+pub struct NoSink;
+impl SegmentSink for NoSink {
+    #[inline]
+    fn segment(&mut self, _: &Frame<'_>, _: &TcpSegment, _: Placement) {}
+}
+
+/// Counts of what the decoder met, reported so users know what was not analysed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanStats {
+    pub frames: u64,
+    pub tcp_segments: u64,
+    pub not_tcp: u64,
+    /// Frames whose TCP header was cut by the snaplen or a malformed header.
+    pub undecodable: u64,
+    pub fragments: u64,
+    /// Link types met that the decoder does not know: (link type, frames, first frame).
+    pub unknown_linktypes: Vec<(u32, u64, u64)>,
+    /// First frame that could not be decoded, and why (for the warning line).
+    pub first_undecodable: Option<(u64, String)>,
+    pub input_bytes: u64,
+}
+
+impl ScanStats {
+    fn count_stop(&mut self, frame: &Frame<'_>, layer: Layer, reason: StopReason) {
+        match reason {
+            StopReason::NotTcp => self.not_tcp += 1,
+            StopReason::Fragment => self.fragments += 1,
+            StopReason::UnknownLinkType(lt) => match self.unknown_linktypes.iter_mut().find(|(t, _, _)| *t == lt) {
+                Some((_, n, _)) => *n += 1,
+                None => self.unknown_linktypes.push((lt, 1, frame.number)),
+            },
+            StopReason::Truncated { .. } | StopReason::Malformed(_) => {
+                self.undecodable += 1;
+                if self.first_undecodable.is_none() {
+                    self.first_undecodable = Some((frame.number, format!("{layer:?} layer: {reason:?}")));
+                }
+            }
+        }
+    }
+}
+
+/// The outcome of one pass. `error` is set when the capture is damaged; everything read
+/// before the damage is still in `flows`.
+pub struct Scan {
+    pub flows: Vec<FlowSummary>,
+    pub stats: ScanStats,
+    pub error: Option<IngestError>,
+}
+
+/// A resumable pass over one capture, so tables can be handed out in bounded chunks.
+pub struct Scanner {
+    reader: CaptureReader,
+    table: FlowTable,
+    stats: ScanStats,
+    error: Option<IngestError>,
+    done: bool,
+}
+
+impl Scanner {
+    pub fn new(reader: CaptureReader) -> Scanner {
+        Scanner { reader, table: FlowTable::new(), stats: ScanStats::default(), error: None, done: false }
+    }
+
+    /// Reads until `max_segments` TCP segments went to `sink` or the capture ended.
+    /// Returns false once the capture is exhausted (or damaged).
+    pub fn advance(&mut self, sink: &mut impl SegmentSink, max_segments: u64) -> bool {
+        let mut sent = 0;
+        while !self.done && sent < max_segments {
+            let frame = match self.reader.next_frame() {
+                Ok(Some(f)) => f,
+                Ok(None) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    self.done = true;
+                    break;
+                }
+            };
+            self.stats.frames += 1;
+            match decode::decode(frame.linktype, frame.data, frame.origlen) {
+                Decoded::Tcp(seg) => {
+                    self.stats.tcp_segments += 1;
+                    let place = self.table.place(&seg, frame.number, frame.ts_ns, frame.origlen, true);
+                    sink.segment(&frame, &seg, place);
+                    sent += 1;
+                }
+                Decoded::Other { layer, reason } => self.stats.count_stop(&frame, layer, reason),
+            }
+        }
+        !self.done
+    }
+
+    pub fn stats(&self) -> &ScanStats {
+        &self.stats
+    }
+
+    pub fn finish(mut self) -> Scan {
+        self.stats.input_bytes = self.reader.input_bytes_read();
+        Scan { flows: self.table.into_flows(), stats: self.stats, error: self.error }
+    }
+}
+
+/// Reads the whole capture once.
+pub fn scan(reader: CaptureReader, sink: &mut impl SegmentSink) -> Scan {
+    let mut scanner = Scanner::new(reader);
+    while scanner.advance(sink, u64::MAX) {}
+    scanner.finish()
+}

@@ -1,0 +1,57 @@
+"""Shared fixtures: where the corpus and samples are, and how to run the real tools."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+CORPUS = Path(os.environ.get("TCPDIAG_CORPUS", ROOT.parent / "shared" / "corpus"))
+
+CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap", ".dmp", ".pcap.gz", ".pcapng.gz", ".dmp.gz", ".snoop.gz",
+                    ".snp.gz", ".epeek.gz")
+
+
+def is_capture(p: Path) -> bool:
+    return p.is_file() and p.name.endswith(CAPTURE_SUFFIXES)
+
+
+def corpus_captures() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.rglob("*") if is_capture(p))
+
+
+def corpus_id(p: Path) -> str:
+    return str(p.relative_to(CORPUS))
+
+
+def tcpdiag_exe() -> list[str]:
+    """The installed console script beside this interpreter, else the module."""
+    script = Path(sys.executable).parent / "tcpdiag"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tcpdiag.cli"]
+
+
+def run_tcpdiag(*args: str, stdin: bytes | None = None, check: bool = False) -> subprocess.CompletedProcess:
+    return subprocess.run([*tcpdiag_exe(), *args], input=stdin, capture_output=True, check=check, timeout=600)
+
+
+@pytest.fixture(scope="session")
+def tshark() -> str:
+    exe = shutil.which("tshark")
+    if exe is None:
+        pytest.skip("tshark not installed")
+    return exe
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not present at {CORPUS}")
+    return CORPUS

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Generates every derived form of catalogue/findings.toml.
+
+    python3 tools/gen_catalogue.py          # write the generated files
+    python3 tools/gen_catalogue.py --check  # exit 1 if any is stale (run by the tests)
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "catalogue" / "findings.toml"
+HEADER = "generated from catalogue/findings.toml by tools/gen_catalogue.py — do not edit"
+KEYS = ("id", "field", "group", "severity", "scope", "message", "remedy", "doc")
+
+
+def load() -> list[dict]:
+    findings = tomllib.loads(SOURCE.read_text())["finding"]
+    ids = [f["id"] for f in findings]
+    assert len(ids) == len(set(ids)), "duplicate finding ids"
+    for f in findings:
+        assert f["severity"] in ("chat", "note", "warn", "error"), f
+        assert f["group"] in ("sequence", "protocol", "malformed", "comment"), f
+        assert f["scope"] in ("packet", "flow"), f
+        assert f["field"].startswith("tcpdiag."), f
+        assert f["scope"] == "packet" or f.get("remedy"), f"verdict {f['id']} needs a remedy"
+    return findings
+
+
+def python(findings: list[dict]) -> str:
+    lines = [f'"""The findings catalogue ({HEADER})."""', "", "FINDINGS: dict[str, dict[str, str]] = {"]
+    for f in findings:
+        lines.append(f"    {f['id']!r}: {{")
+        for k in KEYS[1:]:
+            lines.append(f"        {k!r}: {f.get(k, '').strip()!r},")
+        lines.append("    },")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def rust(findings: list[dict]) -> str:
+    ids = ", ".join(f'"{f["id"]}"' for f in findings)
+    return (f"//! Finding ids ({HEADER}).\n\n"
+            f"pub const FINDING_IDS: &[&str] = &[{ids}];\n")
+
+
+def markdown(findings: list[dict]) -> str:
+    out = [f"<!-- {HEADER} -->", "# Findings and verdicts", "",
+           "Every finding tcpdiag reports, with its Wireshark-style field name, severity and meaning.", ""]
+    for scope, title in (("flow", "Verdicts (per flow)"), ("packet", "Packet events")):
+        out += [f"## {title}", ""]
+        for f in findings:
+            if f["scope"] != scope:
+                continue
+            out += [f"### `{f['id']}` — `{f['field']}`", "",
+                    f"*{f['severity']}, {f['group']}.* Message: “{f['message']}”", ""]
+            if f.get("remedy"):
+                out += [f"**Remedy:** {f['remedy']}", ""]
+            out += [" ".join(f["doc"].split()), ""]
+    return "\n".join(out)
+
+
+TARGETS = {
+    ROOT / "analyzer" / "tcpdiag" / "catalogue.py": python,
+    ROOT / "analyzer" / "core" / "src" / "analyse" / "catalogue.rs": rust,
+    ROOT / "docs" / "findings.md": markdown,
+}
+
+
+def main() -> int:
+    findings = load()
+    stale = []
+    for path, gen in TARGETS.items():
+        text = gen(findings)
+        if "--check" in sys.argv:
+            if not path.exists() or path.read_text() != text:
+                stale.append(str(path.relative_to(ROOT)))
+        else:
+            path.write_text(text)
+    if stale:
+        print("stale generated files (run python3 tools/gen_catalogue.py):", *stale, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
