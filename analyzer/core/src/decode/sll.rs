@@ -39,8 +39,9 @@ pub(crate) fn sll2(span: Span<'_>) -> Step {
 fn payload(hatype: u16, proto: u16, span: Span<'_>) -> Step {
     match hatype {
         ARPHRD_NETLINK => Err(Stop::not_tcp(Layer::Link)),
-        // A GRE device: the payload starts with the GRE header itself.
-        ARPHRD_IPGRE => tunnel::gre::gre(span, 0),
+        // A GRE device: the kernel removed the GRE header; the protocol field is its
+        // protocol type (Wireshark looks it up in the GRE table).
+        ARPHRD_IPGRE => tunnel::gre::payload_type(proto, false, span, 0),
         _ if proto == LINUX_ETH_P_802_2 => llc::llc(span, 0),
         _ if proto < 0x0600 => Err(Stop::not_tcp(Layer::Link)),
         _ => ethernet::ethertype(proto, span, 0),

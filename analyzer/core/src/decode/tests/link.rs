@@ -109,6 +109,13 @@ fn sll_v1_protocol_field_is_an_ethertype() {
 }
 
 #[test]
+fn sll_on_gre_device_protocol_is_a_gre_protocol_type() {
+    let mut h = vec![0, 0, 0x03, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x65, 0x58]; // ARPHRD_IPGRE
+    h.extend(ethernet(0x0800, &ipv4(6, &tcp(9))));
+    assert_eq!(seg(lt::LINUX_SLL, &h).payload_len, 9);
+}
+
+#[test]
 fn sll2_protocol_field_comes_first() {
     let mut h = vec![0x86, 0xdd, 0, 0, 0, 0, 0, 2, 0, 1, 4, 6];
     h.extend(MAC_A);

@@ -82,6 +82,15 @@ fn corpus() -> Vec<(u32, Vec<u8>)> {
         ),
         (lt::RAW, ipv4(41, &ipv6(6, &tcp(4)))),
         (lt::LINUX_SLL, sll),
+        (
+            lt::LINUX_SLL,
+            cat(&[
+                &[0, 0, 0x03, 0x0a, 0, 0][..],
+                &[0; 8],
+                &[0x65, 0x58],
+                &inner,
+            ]),
+        ),
         (lt::NULL, cat(&[&30u32.to_le_bytes(), &ipv6(6, &tcp(1))])),
         (
             lt::ETHERNET,

@@ -64,10 +64,16 @@ pub(crate) fn gre(span: Span<'_>, depth: u8) -> Step {
         }
     }
     span.need(len, Layer::Tunnel)?;
-    let inner = span.advance(len);
+    payload_type(proto, flags & FLAG_SEQUENCE != 0, span.advance(len), depth)
+}
+
+/// The GRE payload by protocol type. Also used for Linux cooked captures on GRE devices,
+/// where the kernel has removed the GRE header but kept its protocol type.
+#[inline]
+pub(crate) fn payload_type(proto: u16, has_sequence: bool, inner: Span<'_>, depth: u8) -> Step {
     match proto {
         PROTO_ETHERNET => ethernet::ethernet(inner, depth),
-        PROTO_ERSPAN_1_2 => erspan::type_1_2(inner, flags & FLAG_SEQUENCE != 0, depth),
+        PROTO_ERSPAN_1_2 => erspan::type_1_2(inner, has_sequence, depth),
         PROTO_ERSPAN_3 => erspan::type_3(inner, depth),
         PROTO_ARUBA_80211 => ieee80211::data_frame(inner, depth),
         PROTO_PPP => ppp::ppp(inner, depth),
