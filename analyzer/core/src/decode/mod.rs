@@ -7,11 +7,141 @@
 //!   headers-only captures (snaplen 64–128) are the norm;
 //! - decoding is lax: when it stops, `Decoded::Other` says at which layer and why, so
 //!   "not TCP" differs from "TCP header not captured".
+//!
+//! Layers are one file each and hand a [`Span`] (captured bytes + on-the-wire length)
+//! down the chain: `link` → `ethernet`/`sll`/`null`/`ppp`/... → `ipv4`/`ipv6` → `ip`
+//! (protocol dispatch) → `tcp`, with `tunnel/` looping back to a link or IP layer.
+//! Recursion only happens through a tunnel, and tunnels are capped at
+//! [`MAX_TUNNEL_DEPTH`], so stack use is bounded on any input.
 
 use std::net::IpAddr;
 
+mod ethernet;
+mod ieee80211;
+mod ip;
+mod ipv4;
+mod ipv6;
+mod link;
+mod llc;
+mod null;
+mod ppp;
+mod sll;
+mod tcp;
 pub mod tcp_options;
+mod tunnel;
+
+#[cfg(test)]
+mod tests;
+
+pub use link::linktype;
 pub use tcp_options::TcpOptions;
+
+/// Tunnels nested deeper than this are reported as malformed rather than followed.
+pub const MAX_TUNNEL_DEPTH: u8 = 8;
+
+/// Decodes one frame of link type `linktype` (a LINKTYPE_ value from tcpdump.org) down to
+/// its innermost TCP segment. `origlen` is the frame's length on the wire; when it is
+/// shorter than `data` (a broken writer) the captured length is used instead.
+///
+/// Never panics, never allocates.
+#[inline]
+pub fn decode(linktype: u32, data: &[u8], origlen: u32) -> Decoded {
+    let span = Span {
+        data,
+        wire: (origlen as usize).max(data.len()),
+    };
+    match link::link(linktype, span) {
+        Ok(seg) => Decoded::Tcp(seg),
+        Err(Stop { layer, reason }) => Decoded::Other { layer, reason },
+    }
+}
+
+/// The bytes of one layer onwards: what was captured (`data`) and how many bytes the
+/// layer occupied on the wire (`wire`, never less than `data.len()`). Lower layers shrink
+/// `wire` to the length they declare (IP total length, UDP length), as Wireshark shrinks
+/// its tvb, so Ethernet padding never counts as payload.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Span<'a> {
+    pub data: &'a [u8],
+    pub wire: usize,
+}
+
+impl<'a> Span<'a> {
+    /// Fails with `Truncated` unless `n` bytes of this layer were captured.
+    #[inline(always)]
+    pub fn need(&self, n: usize, layer: Layer) -> Result<(), Stop> {
+        if self.data.len() < n {
+            return Err(Stop::truncated(layer, n, self.data.len()));
+        }
+        Ok(())
+    }
+
+    /// Skips a header of `n` bytes. Callers have checked `n <= data.len()` with `need`;
+    /// the `get` keeps this panic-free even if one forgets.
+    #[inline(always)]
+    pub fn advance(self, n: usize) -> Span<'a> {
+        Span {
+            data: self.data.get(n..).unwrap_or(&[]),
+            wire: self.wire.saturating_sub(n),
+        }
+    }
+
+    /// Shrinks the layer to `len` bytes on the wire (a declared length); never grows it.
+    #[inline(always)]
+    pub fn limit(self, len: usize) -> Span<'a> {
+        let wire = self.wire.min(len);
+        Span {
+            data: &self.data[..self.data.len().min(wire)],
+            wire,
+        }
+    }
+}
+
+/// Why and where decoding stopped (the `Other` half of [`Decoded`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Stop {
+    pub layer: Layer,
+    pub reason: StopReason,
+}
+
+impl Stop {
+    #[cold]
+    pub fn truncated(layer: Layer, needed: usize, available: usize) -> Stop {
+        Stop {
+            layer,
+            reason: StopReason::Truncated { needed, available },
+        }
+    }
+    #[cold]
+    pub fn malformed(layer: Layer, why: &'static str) -> Stop {
+        Stop {
+            layer,
+            reason: StopReason::Malformed(why),
+        }
+    }
+    #[cold]
+    pub fn not_tcp(layer: Layer) -> Stop {
+        Stop {
+            layer,
+            reason: StopReason::NotTcp,
+        }
+    }
+}
+
+/// What every layer returns: the innermost segment, or where it stopped.
+pub(crate) type Step = Result<TcpSegment, Stop>;
+
+/// Big-endian reads at fixed offsets. Callers check the length first; with the offset a
+/// constant the compiler then drops the bounds check.
+#[inline(always)]
+pub(crate) fn be16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+#[inline(always)]
+pub(crate) fn be32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
 
 /// An IP address pair as decoded, kept compact: IPv4 addresses are stored IPv4-mapped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -105,6 +235,8 @@ pub enum StopReason {
     /// A non-first IP fragment, or a first fragment whose TCP header Wireshark would not
     /// dissect without reassembly.
     Fragment,
+    /// Payload that cannot be read: IPsec ESP, an 802.11 frame with the Protected bit.
+    Encrypted,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,3 +27,78 @@ impl TcpOptions {
         &self.sack[..self.sack_count as usize]
     }
 }
+
+const EOL: u8 = 0;
+const NOP: u8 = 1;
+const MSS: u8 = 2;
+const WSCALE: u8 = 3;
+const SACK_PERMITTED: u8 = 4;
+const SACK: u8 = 5;
+const TIMESTAMPS: u8 = 8;
+const MPTCP: u8 = 30;
+const TFO: u8 = 34;
+/// RFC 6994 shared experimental kind; TFO's pre-RFC form uses it with magic 0xF989.
+const EXPERIMENTAL: u8 = 254;
+const TFO_EXPERIMENT_ID: [u8; 2] = [0xF9, 0x89];
+
+const SACK_BLOCK_LEN: usize = 8;
+const MAX_SACK_BLOCKS: usize = 4;
+
+impl TcpOptions {
+    /// Parses the option bytes of a TCP header (after the 20 fixed bytes). A length byte
+    /// below 2 or past the header ends parsing with `malformed` set; a known kind with the
+    /// wrong length is skipped and also sets `malformed` (Wireshark flags both).
+    pub fn parse(b: &[u8]) -> TcpOptions {
+        let mut o = TcpOptions::default();
+        let mut i = 0;
+        while i < b.len() {
+            let kind = b[i];
+            match kind {
+                EOL => break,
+                NOP => {
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            let Some(&len) = b.get(i + 1) else {
+                o.malformed = true;
+                break;
+            };
+            let len = len as usize;
+            if len < 2 || i + len > b.len() {
+                o.malformed = true;
+                break;
+            }
+            let v = &b[i + 2..i + len];
+            match (kind, v.len()) {
+                (MSS, 2) => o.mss = Some(u16::from_be_bytes([v[0], v[1]])),
+                (WSCALE, 1) => o.wscale = Some(v[0]),
+                (SACK_PERMITTED, 0) => o.sack_permitted = true,
+                (SACK, n) if n > 0 && n % SACK_BLOCK_LEN == 0 => {
+                    let blocks = v.chunks_exact(SACK_BLOCK_LEN).take(MAX_SACK_BLOCKS);
+                    for (slot, blk) in o.sack.iter_mut().zip(blocks) {
+                        let left = u32::from_be_bytes([blk[0], blk[1], blk[2], blk[3]]);
+                        let right = u32::from_be_bytes([blk[4], blk[5], blk[6], blk[7]]);
+                        *slot = (left, right);
+                    }
+                    o.sack_count = (n / SACK_BLOCK_LEN).min(MAX_SACK_BLOCKS) as u8;
+                }
+                (TIMESTAMPS, 8) => {
+                    let tsval = u32::from_be_bytes([v[0], v[1], v[2], v[3]]);
+                    let tsecr = u32::from_be_bytes([v[4], v[5], v[6], v[7]]);
+                    o.timestamps = Some((tsval, tsecr));
+                }
+                (TFO, _) => o.tfo = true,
+                (EXPERIMENTAL, n) if n >= 2 && v[..2] == TFO_EXPERIMENT_ID => o.tfo = true,
+                (MPTCP, n) if n >= 1 => o.mptcp = true,
+                (MSS | WSCALE | SACK_PERMITTED | SACK | TIMESTAMPS | MPTCP, _) => {
+                    o.malformed = true
+                }
+                _ => {} // other kinds: skipped by their length
+            }
+            i += len;
+        }
+        o
+    }
+}

@@ -1,0 +1,9 @@
+//! Decoder tests. Frames are built from templates (`build`) with one field changed per
+//! test; names read `<state>_<event>`.
+
+mod build;
+mod ip;
+mod link;
+mod tcp;
+mod truncation;
+mod tunnel;
