@@ -33,12 +33,19 @@ pub(crate) fn tcp(ip: &IpFacts, span: Span<'_>, depth: u8) -> Step {
             "TCP header longer than IP payload",
         ));
     }
-    span.need(header_len, Layer::Transport)?;
-    let options = if header_len > MIN_HEADER_LEN {
-        TcpOptions::parse(&d[MIN_HEADER_LEN..header_len])
+    // Headers-only captures often cut the options (snaplen 64 with timestamps): the
+    // fixed header is enough for the segment; parse the options that were captured and
+    // say the rest is missing, as Wireshark still shows the fixed fields.
+    let captured_header = header_len.min(d.len());
+    let mut options = if captured_header > MIN_HEADER_LEN {
+        TcpOptions::parse(&d[MIN_HEADER_LEN..captured_header])
     } else {
         TcpOptions::default()
     };
+    options.truncated = captured_header < header_len;
+    if options.truncated {
+        options.malformed = false; // an option cut by the capture is not malformed
+    }
     Ok(TcpSegment {
         src: ip.src,
         dst: ip.dst,
@@ -54,7 +61,7 @@ pub(crate) fn tcp(ip: &IpFacts, span: Span<'_>, depth: u8) -> Step {
         window: be16(d, WINDOW),
         header_len: header_len as u8,
         payload_len: (span.wire - header_len) as u32,
-        payload_captured: (d.len() - header_len) as u32,
+        payload_captured: d.len().saturating_sub(header_len) as u32,
         options,
         tunnel_depth: depth,
     })

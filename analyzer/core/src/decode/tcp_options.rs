@@ -18,8 +18,10 @@ pub struct TcpOptions {
     pub tfo: bool,
     /// Kind 30 (MPTCP) present.
     pub mptcp: bool,
-    /// The option list ended early: a length ran past the header or the capture.
+    /// The option list ended early: a length ran past the header.
     pub malformed: bool,
+    /// The capture (snaplen) cut the options: those present were parsed, others unknown.
+    pub truncated: bool,
 }
 
 impl TcpOptions {

@@ -16,20 +16,21 @@ fn tcp_data_offset_below_5_is_malformed() {
 }
 
 #[test]
-fn tcp_header_beyond_capture_is_truncated() {
+fn tcp_options_cut_by_snaplen_keep_the_segment() {
     let frame = eth_v4_tcp();
-    let r = decode(lt::ETHERNET, &frame[..TCP_AT + 24], frame.len() as u32);
-    let want = StopReason::Truncated {
-        needed: 32,
-        available: 24,
+    let Decoded::Tcp(s) = decode(lt::ETHERNET, &frame[..TCP_AT + 24], frame.len() as u32) else {
+        panic!("fixed header captured: the segment must decode");
     };
-    assert_eq!(
-        r,
-        Decoded::Other {
-            layer: Layer::Transport,
-            reason: want
-        }
-    );
+    assert!(s.options.truncated && !s.options.malformed);
+    assert_eq!((s.header_len, s.payload_captured), (32, 0));
+}
+
+#[test]
+fn tcp_fixed_header_beyond_capture_is_truncated() {
+    let frame = eth_v4_tcp();
+    let r = decode(lt::ETHERNET, &frame[..TCP_AT + 19], frame.len() as u32);
+    let want = StopReason::Truncated { needed: 20, available: 19 };
+    assert_eq!(r, Decoded::Other { layer: Layer::Transport, reason: want });
 }
 
 #[test]
