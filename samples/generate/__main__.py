@@ -1,0 +1,5 @@
+import sys
+
+from samples.generate.run import main
+
+sys.exit(main())
