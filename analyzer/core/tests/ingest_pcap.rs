@@ -7,22 +7,28 @@ use std::io::Cursor;
 
 use common::{packet, read_all};
 use tcpdiag_core::ingest::byte_order::ByteOrder;
-use tcpdiag_core::ingest::{
-    CaptureReader, FormatKind, IngestErrorKind, PcapWriter, TsResolution,
-};
+use tcpdiag_core::ingest::{CaptureReader, FormatKind, IngestErrorKind, PcapWriter, TsResolution};
 
 const TS: i64 = 1_700_000_000_123_456_789;
 
 fn pcap_file(nanos: bool, order: ByteOrder) -> Vec<u8> {
     let mut w = PcapWriter::with_byte_order(Vec::new(), 1, 65535, nanos, order).unwrap();
     w.write_packet(TS, &packet(1, 60), 60).unwrap();
-    w.write_packet(TS + 1_000_000, &packet(2, 100), 1514).unwrap();
+    w.write_packet(TS + 1_000_000, &packet(2, 100), 1514)
+        .unwrap();
     w.write_packet(TS + 2_000_000, &[], 0).unwrap();
     w.into_inner()
 }
 
 /// Hand-built file header: magic, version, thiszone, snaplen and link-type fields.
-fn header(order: ByteOrder, magic: u32, major: u16, minor: u16, thiszone: i32, linktype: u32) -> Vec<u8> {
+fn header(
+    order: ByteOrder,
+    magic: u32,
+    major: u16,
+    minor: u16,
+    thiszone: i32,
+    linktype: u32,
+) -> Vec<u8> {
     let mut h = Vec::new();
     h.extend(order.put_u32(magic));
     h.extend(order.put_u16(major));
@@ -49,12 +55,20 @@ fn pcap_each_variant_round_trips() {
         for order in [ByteOrder::Little, ByteOrder::Big] {
             let file = pcap_file(nanos, order);
             let mut r = CaptureReader::from_read(Box::new(Cursor::new(file.clone()))).unwrap();
-            let want = FormatKind::Pcap { nanos, big_endian: order == ByteOrder::Big, modified: false };
+            let want = FormatKind::Pcap {
+                nanos,
+                big_endian: order == ByteOrder::Big,
+                modified: false,
+            };
             assert_eq!(r.format().kind, want);
             assert!(!r.format().compressed);
             let iface = &r.interfaces()[0];
             assert_eq!((iface.linktype, iface.snaplen), (1, 65535));
-            let res = if nanos { TsResolution::NANOS } else { TsResolution::MICROS };
+            let res = if nanos {
+                TsResolution::NANOS
+            } else {
+                TsResolution::MICROS
+            };
             assert_eq!(iface.ts_resolution, res);
             let (frames, err) = common::drain(&mut r);
             assert_eq!(err, None);
@@ -66,7 +80,9 @@ fn pcap_each_variant_round_trips() {
             assert_eq!(frames[1].data, packet(2, 100));
             assert_eq!((frames[1].origlen, frames[1].number), (1514, 2));
             assert_eq!(frames[2].data, Vec::<u8>::new());
-            assert!(frames.iter().all(|f| f.options.is_none() && f.linktype == 1));
+            assert!(frames
+                .iter()
+                .all(|f| f.options.is_none() && f.linktype == 1));
         }
     }
 }
@@ -80,7 +96,10 @@ fn pcap_hand_written_big_endian_file_reads() {
     let (frames, err) = read_all(&f);
     assert_eq!(err, None);
     assert_eq!(frames[0].ts_ns, 1_000_005_000);
-    assert_eq!((frames[0].data.as_slice(), frames[0].origlen), (&[1, 2, 3, 4][..], 60));
+    assert_eq!(
+        (frames[0].data.as_slice(), frames[0].origlen),
+        (&[1, 2, 3, 4][..], 60)
+    );
 }
 
 #[test]
@@ -164,7 +183,10 @@ fn pcap_record_over_256k_is_corrupt() {
     let (frames, err) = read_all(&f);
     let err = err.unwrap();
     assert_eq!(frames.len(), 1);
-    assert!(matches!(&err.kind, IngestErrorKind::Corrupt(m) if m.contains("300000")), "{err}");
+    assert!(
+        matches!(&err.kind, IngestErrorKind::Corrupt(m) if m.contains("300000")),
+        "{err}"
+    );
     assert_eq!((err.offset, err.frames_read), (24 + 76, 1));
 }
 
@@ -175,6 +197,12 @@ fn pcap_record_cut_short_is_truncated_at_record_start() {
     let (frames, err) = read_all(cut);
     assert_eq!(frames.len(), 1);
     let err = err.unwrap();
-    assert_eq!(err.kind, IngestErrorKind::Truncated { needed: 116, available: 50 });
+    assert_eq!(
+        err.kind,
+        IngestErrorKind::Truncated {
+            needed: 116,
+            available: 50
+        }
+    );
     assert_eq!((err.offset, err.frames_read), (100, 1));
 }

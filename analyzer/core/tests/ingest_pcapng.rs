@@ -44,8 +44,10 @@ fn pcapng_writer_round_trips_interfaces_and_options() {
     raw.ts_resolution = TsResolution::NANOS;
     let tun = w.add_interface(&raw).unwrap();
     let opts = every_option();
-    w.write_packet(eth, TS, &packet(1, 61), 1514, Some(&opts)).unwrap();
-    w.write_packet(tun, TS + 5, &packet(2, 40), 40, None).unwrap();
+    w.write_packet(eth, TS, &packet(1, 61), 1514, Some(&opts))
+        .unwrap();
+    w.write_packet(tun, TS + 5, &packet(2, 40), 40, None)
+        .unwrap();
     let file = w.into_inner();
 
     let mut r = CaptureReader::from_read(Box::new(Cursor::new(file.clone()))).unwrap();
@@ -56,11 +58,20 @@ fn pcapng_writer_round_trips_interfaces_and_options() {
     assert_eq!(err, None);
     assert_eq!(r.input_bytes_read(), file.len() as u64);
     assert_eq!(frames.len(), 2);
-    assert_eq!((frames[0].ts_ns, frames[0].origlen, frames[0].linktype), (TS - 789, 1514, 1));
+    assert_eq!(
+        (frames[0].ts_ns, frames[0].origlen, frames[0].linktype),
+        (TS - 789, 1514, 1)
+    );
     assert_eq!(frames[0].data, packet(1, 61));
     assert_eq!(frames[0].options.as_ref(), Some(&opts));
-    assert_eq!((frames[1].number, frames[1].interface, frames[1].linktype), (2, 1, 101));
-    assert_eq!((frames[1].ts_ns, frames[1].options.as_ref()), (TS + 5, None));
+    assert_eq!(
+        (frames[1].number, frames[1].interface, frames[1].linktype),
+        (2, 1, 101)
+    );
+    assert_eq!(
+        (frames[1].ts_ns, frames[1].options.as_ref()),
+        (TS + 5, None)
+    );
 }
 
 fn one_packet_with(res: TsResolution, offset_s: i64, ts_ns: i64) -> i64 {
@@ -77,7 +88,10 @@ fn one_packet_with(res: TsResolution, offset_s: i64, ts_ns: i64) -> i64 {
 
 #[test]
 fn pcapng_tsresol_milliseconds_truncates_to_ms() {
-    assert_eq!(one_packet_with(TsResolution::Pow10(3), 0, TS), 1_700_000_000_123_000_000);
+    assert_eq!(
+        one_packet_with(TsResolution::Pow10(3), 0, TS),
+        1_700_000_000_123_000_000
+    );
 }
 
 #[test]
@@ -97,31 +111,53 @@ fn pcapng_tsresol_power_of_two_truncates_like_wireshark() {
 #[test]
 fn pcapng_tsresol_finer_than_nanoseconds_divides_down() {
     // Picoseconds since the epoch overflow a u64 after 213 days: use a small time.
-    assert_eq!(one_packet_with(TsResolution::Pow10(12), 0, 1_234_567_890_123), 1_234_567_890_123);
+    assert_eq!(
+        one_packet_with(TsResolution::Pow10(12), 0, 1_234_567_890_123),
+        1_234_567_890_123
+    );
 }
 
 #[test]
 fn pcapng_tsoffset_adds_seconds() {
     // tshark: ticks 5_000_000 µs with if_tsoffset 100 → 105.000000000.
-    assert_eq!(one_packet_with(TsResolution::MICROS, 100, 105_000_000_000), 105_000_000_000);
-    assert_eq!(one_packet_with(TsResolution::MICROS, 1_600_000_000, TS), TS - 789);
+    assert_eq!(
+        one_packet_with(TsResolution::MICROS, 100, 105_000_000_000),
+        105_000_000_000
+    );
+    assert_eq!(
+        one_packet_with(TsResolution::MICROS, 1_600_000_000, TS),
+        TS - 789
+    );
 }
 
 #[test]
 fn pcapng_second_section_switches_byte_order() {
     let mut w = writer();
     w.add_interface(&named(1, "le0")).unwrap();
-    w.write_packet(0, 1_000_000_000, &packet(1, 10), 10, None).unwrap();
+    w.write_packet(0, 1_000_000_000, &packet(1, 10), 10, None)
+        .unwrap();
     w.new_section(ByteOrder::Big).unwrap();
     w.add_interface(&named(101, "be0")).unwrap();
     w.add_interface(&named(1, "be1")).unwrap();
-    w.write_packet(1, 2_000_000_000, &packet(2, 10), 10, Some(&every_option())).unwrap();
-    w.write_packet(0, 3_000_000_000, &packet(3, 10), 10, None).unwrap();
+    w.write_packet(1, 2_000_000_000, &packet(2, 10), 10, Some(&every_option()))
+        .unwrap();
+    w.write_packet(0, 3_000_000_000, &packet(3, 10), 10, None)
+        .unwrap();
     let (frames, err) = read_all(&w.into_inner());
     assert_eq!(err, None);
     // Interfaces numbered across sections: be0 is 1, be1 is 2.
-    let got: Vec<_> = frames.iter().map(|f| (f.number, f.interface, f.linktype, f.ts_ns)).collect();
-    assert_eq!(got, [(1, 0, 1, 1_000_000_000), (2, 2, 1, 2_000_000_000), (3, 1, 101, 3_000_000_000)]);
+    let got: Vec<_> = frames
+        .iter()
+        .map(|f| (f.number, f.interface, f.linktype, f.ts_ns))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, 0, 1, 1_000_000_000),
+            (2, 2, 1, 2_000_000_000),
+            (3, 1, 101, 3_000_000_000)
+        ]
+    );
     assert_eq!(frames[1].options, Some(every_option()));
 }
 
@@ -135,7 +171,10 @@ fn pcapng_big_endian_first_section_reads() {
     let mut r = CaptureReader::from_read(Box::new(Cursor::new(file))).unwrap();
     assert_eq!(r.interfaces()[0].section, 0);
     let f = r.next_frame().unwrap().unwrap();
-    assert_eq!((f.ts_ns, f.data, f.origlen), (TS - 789, &packet(9, 33)[..], 60));
+    assert_eq!(
+        (f.ts_ns, f.data, f.origlen),
+        (TS - 789, &packet(9, 33)[..], 60)
+    );
 }
 
 #[test]
@@ -160,8 +199,14 @@ fn pcapng_simple_packet_cuts_to_snaplen() {
     let (frames, err) = read_all(&w.into_inner());
     assert_eq!(err, None);
     // tshark: no time, len 60 cap 30; then 3/3.
-    assert_eq!((frames[0].data.len(), frames[0].origlen, frames[0].ts_ns), (30, 60, 0));
-    assert_eq!((frames[1].data.clone(), frames[1].origlen), (packet(2, 3), 3));
+    assert_eq!(
+        (frames[0].data.len(), frames[0].origlen, frames[0].ts_ns),
+        (30, 60, 0)
+    );
+    assert_eq!(
+        (frames[1].data.clone(), frames[1].origlen),
+        (packet(2, 3), 3)
+    );
 }
 
 #[test]
@@ -170,26 +215,37 @@ fn pcapng_simple_packet_too_short_for_its_data_is_corrupt() {
     w.add_interface(&InterfaceInfo::new(1, 0)).unwrap();
     w.write_simple_packet(&packet(1, 40), 60).unwrap();
     let err = read_all(&w.into_inner()).1.unwrap();
-    assert!(matches!(&err.kind, IngestErrorKind::Corrupt(m) if m.contains("Simple Packet Block")), "{err}");
+    assert!(
+        matches!(&err.kind, IngestErrorKind::Corrupt(m) if m.contains("Simple Packet Block")),
+        "{err}"
+    );
 }
 
 #[test]
 fn pcapng_simple_packet_before_any_interface_is_corrupt() {
     let mut w = writer();
     w.write_simple_packet(&packet(1, 4), 4).unwrap();
-    assert!(matches!(read_all(&w.into_inner()).1.unwrap().kind, IngestErrorKind::Corrupt(_)));
+    assert!(matches!(
+        read_all(&w.into_inner()).1.unwrap().kind,
+        IngestErrorKind::Corrupt(_)
+    ));
 }
 
 #[test]
 fn pcapng_obsolete_packet_block_reads_with_drop_count() {
     let mut w = writer();
     w.add_interface(&InterfaceInfo::new(1, 0)).unwrap();
-    w.write_obsolete_packet(0, 7_000, &packet(1, 60), 60, Some(5)).unwrap();
-    w.write_obsolete_packet(0, 8_000, &packet(1, 61), 61, None).unwrap();
+    w.write_obsolete_packet(0, 7_000, &packet(1, 60), 60, Some(5))
+        .unwrap();
+    w.write_obsolete_packet(0, 8_000, &packet(1, 61), 61, None)
+        .unwrap();
     let (frames, err) = read_all(&w.into_inner());
     assert_eq!(err, None);
     assert_eq!((frames[0].ts_ns, frames[0].data.len()), (7_000, 60));
-    assert_eq!(frames[0].options.as_ref().and_then(|o| o.drop_count), Some(5));
+    assert_eq!(
+        frames[0].options.as_ref().and_then(|o| o.drop_count),
+        Some(5)
+    );
     assert_eq!(frames[1].options, None);
 }
 
@@ -204,7 +260,8 @@ fn pcapng_skipped_blocks_leave_numbering_like_tshark() {
     w.write_block(0x12345, b"abcd").unwrap(); // unknown
     w.write_packet(0, 2_000, &[2], 1, None).unwrap();
     // tshark 4.0 numbers custom blocks as frames of their own.
-    w.write_block(0xbad, &[0, 0, 0x7e, 0xd9, 1, 2, 3, 4]).unwrap();
+    w.write_block(0xbad, &[0, 0, 0x7e, 0xd9, 1, 2, 3, 4])
+        .unwrap();
     w.write_packet(0, 3_000, &[3], 1, None).unwrap();
     let (frames, err) = read_all(&w.into_inner());
     assert_eq!(err, None);
@@ -223,7 +280,10 @@ fn pcapng_packet_naming_unknown_interface_is_corrupt() {
     let (frames, err) = read_all(&file);
     assert_eq!(frames.len(), 0);
     let err = err.unwrap();
-    assert!(matches!(&err.kind, IngestErrorKind::Corrupt(m) if m.contains("interface 1")), "{err}");
+    assert!(
+        matches!(&err.kind, IngestErrorKind::Corrupt(m) if m.contains("interface 1")),
+        "{err}"
+    );
 }
 
 /// SHB + IDB (both 28/20 bytes) and one EPB of 4 data bytes (36 bytes) at offset 48.
@@ -253,13 +313,34 @@ fn pcapng_block_length_damage_is_corrupt_and_named() {
         f
     };
     for (file, want) in [
-        (set(EPB_AT + 4, 8), "Enhanced Packet Block total length 8 is below the minimum 32"),
-        (set(EPB_AT + 4, 38), "Enhanced Packet Block total length 38 is not a multiple of 4"),
-        (set(EPB_AT + 4, 0x7fff_fff0), "Enhanced Packet Block total length 2147483632 exceeds"),
-        (set(EPB_AT + 32, 40), "Enhanced Packet Block trailing total length 40 differs from the leading 36"),
-        (set(EPB_AT + 20, 9), "Enhanced Packet Block captured length 9 exceeds the 4 bytes"),
-        (set(28 + 4, 12), "Interface Description Block total length 12 is below the minimum 20"),
-        (set(4, 30), "Section Header Block total length 30 is not a multiple of 4"),
+        (
+            set(EPB_AT + 4, 8),
+            "Enhanced Packet Block total length 8 is below the minimum 32",
+        ),
+        (
+            set(EPB_AT + 4, 38),
+            "Enhanced Packet Block total length 38 is not a multiple of 4",
+        ),
+        (
+            set(EPB_AT + 4, 0x7fff_fff0),
+            "Enhanced Packet Block total length 2147483632 exceeds",
+        ),
+        (
+            set(EPB_AT + 32, 40),
+            "Enhanced Packet Block trailing total length 40 differs from the leading 36",
+        ),
+        (
+            set(EPB_AT + 20, 9),
+            "Enhanced Packet Block captured length 9 exceeds the 4 bytes",
+        ),
+        (
+            set(28 + 4, 12),
+            "Interface Description Block total length 12 is below the minimum 20",
+        ),
+        (
+            set(4, 30),
+            "Section Header Block total length 30 is not a multiple of 4",
+        ),
     ] {
         let m = corrupt_message(&file);
         assert!(m.starts_with(want), "{m}");
@@ -332,12 +413,16 @@ fn gzip_cut_short_gives_frames_then_truncated() {
     let mut w = writer();
     w.add_interface(&InterfaceInfo::new(1, 0)).unwrap();
     for i in 0..2000u32 {
-        w.write_packet(0, i as i64, &packet(i as u8, 100), 100, None).unwrap();
+        w.write_packet(0, i as i64, &packet(i as u8, 100), 100, None)
+            .unwrap();
     }
     let gz = gzip(&w.into_inner());
     let (frames, err) = read_all(&gz[..gz.len() / 2]);
     assert!(!frames.is_empty() && frames.len() < 2000);
     let err = err.unwrap();
-    assert!(matches!(err.kind, IngestErrorKind::Truncated { .. }), "{err}");
+    assert!(
+        matches!(err.kind, IngestErrorKind::Truncated { .. }),
+        "{err}"
+    );
     assert_eq!(err.frames_read, frames.len() as u64);
 }

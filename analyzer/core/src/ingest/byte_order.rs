@@ -33,7 +33,10 @@ impl ByteOrder {
     }
 
     pub fn u64(self, b: &[u8], at: usize) -> u64 {
-        let hi_lo = (self.u32(b, at) as u64, self.u32(b, at.wrapping_add(4)) as u64);
+        let hi_lo = (
+            self.u32(b, at) as u64,
+            self.u32(b, at.wrapping_add(4)) as u64,
+        );
         match self {
             ByteOrder::Little => hi_lo.1 << 32 | hi_lo.0,
             ByteOrder::Big => hi_lo.0 << 32 | hi_lo.1,

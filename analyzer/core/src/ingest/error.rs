@@ -32,12 +32,19 @@ pub struct IngestError {
 
 impl IngestError {
     pub fn new(kind: IngestErrorKind, offset: u64, frames_read: u64) -> Self {
-        IngestError { kind, offset, frames_read }
+        IngestError {
+            kind,
+            offset,
+            frames_read,
+        }
     }
 
     /// The file ends `available` bytes into a record or header that needs `needed`.
     pub(crate) fn truncated(needed: usize, available: usize, offset: u64) -> Self {
-        let kind = IngestErrorKind::Truncated { needed: needed as u64, available: available as u64 };
+        let kind = IngestErrorKind::Truncated {
+            needed: needed as u64,
+            available: available as u64,
+        };
         IngestError::new(kind, offset, 0)
     }
 

@@ -151,7 +151,11 @@ mod tests {
     #[test]
     fn ns_to_ticks_inverts_ticks_to_ns() {
         let ns = 1_700_000_000_123_456_789u64;
-        for r in [TsResolution::NANOS, TsResolution::Pow2(30), TsResolution::Pow2(32)] {
+        for r in [
+            TsResolution::NANOS,
+            TsResolution::Pow2(30),
+            TsResolution::Pow2(32),
+        ] {
             assert_eq!(r.ticks_to_ns(r.ns_to_ticks(ns)), ns as i64, "{r:?}");
         }
         // Picoseconds since 1970 overflow a u64: ticks saturate, they do not wrap.

@@ -36,7 +36,11 @@ const NETMON2_MAGIC: &[u8; 4] = b"GMBU";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormatKind {
     /// Classic pcap: nanosecond magic or not, file byte order, Kuznetsov's modified records.
-    Pcap { nanos: bool, big_endian: bool, modified: bool },
+    Pcap {
+        nanos: bool,
+        big_endian: bool,
+        modified: bool,
+    },
     Pcapng,
 }
 
@@ -146,7 +150,10 @@ impl CaptureReader {
         match result {
             Ok(Some(p)) => {
                 self.frames += 1;
-                let linktype = self.interfaces.get(p.interface as usize).map_or(0, |i| i.linktype);
+                let linktype = self
+                    .interfaces
+                    .get(p.interface as usize)
+                    .map_or(0, |i| i.linktype);
                 Ok(Some(Frame {
                     number: self.frames,
                     ts_ns: p.ts_ns,
@@ -212,12 +219,19 @@ fn sniff(src: &mut ByteSource) -> Result<Vec<u8>, IngestError> {
         let prefix_of_known = [pcap::MAGIC_MICROS, pcap::MAGIC_NANOS, pcap::MAGIC_MODIFIED]
             .iter()
             .flat_map(|m| [m.to_le_bytes(), m.to_be_bytes()])
-            .chain([pcapng::section_header::BLOCK_TYPE.to_le_bytes()])
+            .chain([
+                pcapng::section_header::BLOCK_TYPE.to_le_bytes(),
+                [GZIP_MAGIC[0], GZIP_MAGIC[1], 0, 0],
+            ])
             .any(|m| m.starts_with(&head));
         if prefix_of_known {
             return Err(IngestError::truncated(4, have, 0));
         }
-        return Err(IngestError::new(IngestErrorKind::NotACapture { magic: padded }, 0, 0));
+        return Err(IngestError::new(
+            IngestErrorKind::NotACapture { magic: padded },
+            0,
+            0,
+        ));
     }
     Ok(head)
 }

@@ -56,7 +56,11 @@ pub fn detect(magic: [u8; 4]) -> Option<PcapMagic> {
     } else {
         return None;
     };
-    Some(PcapMagic { order, nanos: m == MAGIC_NANOS, modified: m == MAGIC_MODIFIED })
+    Some(PcapMagic {
+        order,
+        nanos: m == MAGIC_NANOS,
+        modified: m == MAGIC_MODIFIED,
+    })
 }
 
 /// Per-file state needed to read records.
@@ -82,7 +86,9 @@ pub fn read_header(
     src: &mut ByteSource,
     magic: PcapMagic,
 ) -> Result<(PcapState, InterfaceInfo), IngestError> {
-    let have = src.fill(FILE_HEADER_LEN).map_err(|e| IngestError::io(e, 0))?;
+    let have = src
+        .fill(FILE_HEADER_LEN)
+        .map_err(|e| IngestError::io(e, 0))?;
     if have < FILE_HEADER_LEN {
         return Err(IngestError::truncated(FILE_HEADER_LEN, have, 0));
     }
@@ -100,12 +106,19 @@ pub fn read_header(
         _ => LengthOrder::Normal,
     };
     let raw_linktype = order.u32(h, file_header::LINKTYPE);
-    let mut iface = InterfaceInfo::new(raw_linktype & LINKTYPE_MASK, order.u32(h, file_header::SNAPLEN));
+    let mut iface = InterfaceInfo::new(
+        raw_linktype & LINKTYPE_MASK,
+        order.u32(h, file_header::SNAPLEN),
+    );
     if raw_linktype & FCS_PRESENT != 0 {
         // The field counts 16-bit words.
         iface.fcs_len = Some(((raw_linktype >> FCS_SHIFT) * 2) as u8);
     }
-    iface.ts_resolution = if magic.nanos { TsResolution::NANOS } else { TsResolution::MICROS };
+    iface.ts_resolution = if magic.nanos {
+        TsResolution::NANOS
+    } else {
+        TsResolution::MICROS
+    };
     let state = PcapState {
         magic,
         record_header_len: if magic.modified {
@@ -148,8 +161,13 @@ pub fn read_record<'a>(
     let h = src.peek(hlen);
     let sec = order.u32(h, record::TS_SEC);
     let frac = order.u32(h, record::TS_FRAC);
-    let (mut incl, mut orig) = (order.u32(h, record::INCL_LEN), order.u32(h, record::ORIG_LEN));
-    if st.lengths == LengthOrder::Swapped || (st.lengths == LengthOrder::MaybeSwapped && incl > orig) {
+    let (mut incl, mut orig) = (
+        order.u32(h, record::INCL_LEN),
+        order.u32(h, record::ORIG_LEN),
+    );
+    if st.lengths == LengthOrder::Swapped
+        || (st.lengths == LengthOrder::MaybeSwapped && incl > orig)
+    {
         std::mem::swap(&mut incl, &mut orig);
     }
     if incl > st.max_caplen {
@@ -164,8 +182,16 @@ pub fn read_record<'a>(
     if have < total {
         return Err(IngestError::truncated(total, have, start));
     }
-    let frac_ns = if st.magic.nanos { frac as i64 } else { frac as i64 * 1_000 };
+    let frac_ns = if st.magic.nanos {
+        frac as i64
+    } else {
+        frac as i64 * 1_000
+    };
     let ts_ns = sec as i64 * 1_000_000_000 + frac_ns;
     let rec = src.take(total);
-    Ok(Some(Record { ts_ns, origlen: orig, data: rec.get(hlen..).unwrap_or_default() }))
+    Ok(Some(Record {
+        ts_ns,
+        origlen: orig,
+        data: rec.get(hlen..).unwrap_or_default(),
+    }))
 }

@@ -7,11 +7,15 @@ use std::io::{self, Write};
 use super::byte_order::ByteOrder;
 use super::interface::{InterfaceInfo, TsResolution};
 use super::pcap::{MAGIC_MICROS, MAGIC_NANOS};
-use super::pcapng::interface_description::{IF_DESCRIPTION, IF_FCSLEN, IF_NAME, IF_TSOFFSET, IF_TSRESOL};
+use super::pcapng::interface_description::{
+    IF_DESCRIPTION, IF_FCSLEN, IF_NAME, IF_TSOFFSET, IF_TSRESOL,
+};
 use super::pcapng::options::{
     EPB_DROPCOUNT, EPB_FLAGS, EPB_PACKETID, EPB_QUEUE, EPB_VERDICT, OPT_COMMENT, OPT_ENDOFOPT,
 };
-use super::pcapng::{enhanced_packet, interface_description, packet, section_header, simple_packet};
+use super::pcapng::{
+    enhanced_packet, interface_description, packet, section_header, simple_packet,
+};
 use super::FrameOptions;
 
 const NS_PER_S: i64 = 1_000_000_000;
@@ -38,7 +42,12 @@ impl<W: Write> PcapngWriter<W> {
 
     /// Starts a file whose first section has byte order `order`.
     pub fn with_byte_order(w: W, order: ByteOrder) -> io::Result<Self> {
-        let mut pw = PcapngWriter { w, order, section_ifaces: Vec::new(), buf: Vec::new() };
+        let mut pw = PcapngWriter {
+            w,
+            order,
+            section_ifaces: Vec::new(),
+            buf: Vec::new(),
+        };
         pw.new_section(order)?;
         Ok(pw)
     }
@@ -58,8 +67,12 @@ impl<W: Write> PcapngWriter<W> {
     /// Writes an Interface Description Block; returns its index within the section, which
     /// `write_packet` takes. `section` is ignored.
     pub fn add_interface(&mut self, iface: &InterfaceInfo) -> io::Result<u32> {
-        let linktype = u16::try_from(iface.linktype)
-            .map_err(|_| invalid(format!("link type {} does not fit pcapng's 16 bits", iface.linktype)))?;
+        let linktype = u16::try_from(iface.linktype).map_err(|_| {
+            invalid(format!(
+                "link type {} does not fit pcapng's 16 bits",
+                iface.linktype
+            ))
+        })?;
         self.begin(interface_description::BLOCK_TYPE);
         self.put16(linktype);
         self.put16(0);
@@ -167,7 +180,9 @@ impl<W: Write> PcapngWriter<W> {
 
     fn ticks(&self, iface: u32, ts_ns: i64) -> io::Result<u64> {
         let Some(info) = self.section_ifaces.get(iface as usize) else {
-            return Err(invalid(format!("interface {iface} was not added to this section")));
+            return Err(invalid(format!(
+                "interface {iface} was not added to this section"
+            )));
         };
         let since_offset = ts_ns.saturating_sub(info.ts_offset_s.saturating_mul(NS_PER_S));
         Ok(info.ts_resolution.ns_to_ticks(since_offset.max(0) as u64))

@@ -23,7 +23,9 @@ pub fn parse(body: &[u8], order: ByteOrder) -> Result<PacketBlock<'_>, IngestErr
     let caplen = order.u32(body, field::CAPLEN);
     let room = body.len().saturating_sub(field::DATA);
     if caplen as usize > room {
-        let what = format!("Enhanced Packet Block captured length {caplen} exceeds the {room} bytes of its block");
+        let what = format!(
+            "Enhanced Packet Block captured length {caplen} exceeds the {room} bytes of its block"
+        );
         return Err(IngestErrorKind::Corrupt(what));
     }
     let data_end = field::DATA + caplen as usize;

@@ -23,7 +23,11 @@ pub const IF_FCSLEN: u16 = 13;
 pub const IF_TSOFFSET: u16 = 14;
 
 /// Parses the body (block length already checked ≥ `MIN_BLOCK_LEN`).
-pub fn parse(body: &[u8], order: ByteOrder, section: u32) -> Result<InterfaceInfo, IngestErrorKind> {
+pub fn parse(
+    body: &[u8],
+    order: ByteOrder,
+    section: u32,
+) -> Result<InterfaceInfo, IngestErrorKind> {
     let mut iface = InterfaceInfo::new(
         order.u16(body, field::LINKTYPE) as u32,
         order.u32(body, field::SNAPLEN),

@@ -1,10 +1,12 @@
-//! pcapng (draft-ietf-opsawg-pcapng): a sequence of blocks framed by a type and a total
-//! length repeated at the end. This file frames blocks and keeps per-section state; each
+//! pcapng (draft-ietf-opsawg-pcapng): sections of blocks. This file keeps per-section
+//! state and walks blocks to the next packet; `block.rs` checks the framing, and each
 //! block type that carries data has its own file.
 //!
-//! Interfaces are numbered across the whole file (sections concatenated), as Wireshark
-//! does, while packet blocks name them by their index within their section.
+//! Interfaces are numbered across the whole file (sections concatenated), while packet
+//! blocks name them by their index within their section. (tshark 4.0's
+//! `frame.interface_id` prints that section-local index.)
 
+pub mod block;
 pub mod enhanced_packet;
 pub mod interface_description;
 pub mod options;
@@ -14,53 +16,12 @@ pub mod simple_packet;
 
 use super::byte_order::ByteOrder;
 use super::interface::{max_caplen, InterfaceInfo};
-use super::source::{ByteSource, MAX_FILL};
+use super::source::ByteSource;
 use super::{FrameOptions, IngestError};
-
-/// Block framing: type, total length, body, total length again.
-mod field {
-    pub const TOTAL_LENGTH: usize = 4;
-    pub const BODY: usize = 8;
-}
-/// Type and both length words: the smallest possible block.
-const BLOCK_OVERHEAD: u32 = 12;
-/// Largest block accepted; longer lengths are corruption, not data.
-pub const MAX_BLOCK_LEN: u32 = MAX_FILL as u32;
-
-/// Blocks that are recognised only to be skipped (named in error messages).
-const NAME_RESOLUTION: u32 = 4;
-const INTERFACE_STATISTICS: u32 = 5;
-const DECRYPTION_SECRETS: u32 = 10;
-const CUSTOM_COPY: u32 = 0x0000_0bad;
-const CUSTOM_NO_COPY: u32 = 0x4000_0bad;
-const SYSTEMD_JOURNAL_EXPORT: u32 = 9;
-
-fn block_name(block_type: u32) -> String {
-    match block_type {
-        section_header::BLOCK_TYPE => "Section Header Block".into(),
-        interface_description::BLOCK_TYPE => "Interface Description Block".into(),
-        packet::BLOCK_TYPE => "Packet Block".into(),
-        simple_packet::BLOCK_TYPE => "Simple Packet Block".into(),
-        NAME_RESOLUTION => "Name Resolution Block".into(),
-        INTERFACE_STATISTICS => "Interface Statistics Block".into(),
-        enhanced_packet::BLOCK_TYPE => "Enhanced Packet Block".into(),
-        DECRYPTION_SECRETS => "Decryption Secrets Block".into(),
-        CUSTOM_COPY | CUSTOM_NO_COPY => "Custom Block".into(),
-        SYSTEMD_JOURNAL_EXPORT => "systemd Journal Export Block".into(),
-        t => format!("block of type 0x{t:08x}"),
-    }
-}
-
-fn min_block_len(block_type: u32) -> u32 {
-    match block_type {
-        section_header::BLOCK_TYPE => section_header::MIN_BLOCK_LEN,
-        interface_description::BLOCK_TYPE => interface_description::MIN_BLOCK_LEN,
-        packet::BLOCK_TYPE => packet::MIN_BLOCK_LEN,
-        simple_packet::BLOCK_TYPE => simple_packet::MIN_BLOCK_LEN,
-        enhanced_packet::BLOCK_TYPE => enhanced_packet::MIN_BLOCK_LEN,
-        _ => BLOCK_OVERHEAD,
-    }
-}
+use block::{
+    block_header, block_name, skip_block, take_block, CUSTOM_COPY, CUSTOM_NO_COPY,
+    SYSTEMD_JOURNAL_EXPORT,
+};
 
 /// A packet-carrying block (EPB, SPB or PB) as its parser sees it.
 pub struct PacketBlock<'a> {
@@ -101,7 +62,13 @@ pub struct PcapngState {
 
 impl PcapngState {
     pub fn new() -> Self {
-        PcapngState { order: ByteOrder::Little, sections: 0, first_iface: 0, pending: None, other_records: 0 }
+        PcapngState {
+            order: ByteOrder::Little,
+            sections: 0,
+            first_iface: 0,
+            pending: None,
+            other_records: 0,
+        }
     }
 
     /// Takes the count of records that Wireshark numbers as frames but that carry no
@@ -120,99 +87,6 @@ impl Default for PcapngState {
     fn default() -> Self {
         PcapngState::new()
     }
-}
-
-/// Type and total length of the block at the current offset, checked; `None` at a clean end.
-fn block_header(
-    st: &PcapngState,
-    src: &mut ByteSource,
-) -> Result<Option<(u32, u32, ByteOrder)>, IngestError> {
-    let start = src.offset();
-    let have = src.fill(BLOCK_OVERHEAD as usize).map_err(|e| IngestError::io(e, start))?;
-    if have == 0 {
-        // A gzip stream cut inside a member ends at a block boundary only by chance.
-        if src.cut_short() {
-            return Err(IngestError::truncated(BLOCK_OVERHEAD as usize, 0, start));
-        }
-        return Ok(None);
-    }
-    if have < BLOCK_OVERHEAD as usize {
-        return Err(IngestError::truncated(BLOCK_OVERHEAD as usize, have, start));
-    }
-    let h = src.peek(BLOCK_OVERHEAD as usize);
-    // The SHB type reads the same in both orders; its byte-order magic decides the order
-    // of its own length field and of the section it opens.
-    let order = if st.order.u32(h, 0) == section_header::BLOCK_TYPE {
-        let at = section_header::BYTE_ORDER_MAGIC_AT;
-        let bom = [h[at], h[at + 1], h[at + 2], h[at + 3]];
-        section_header::byte_order(bom).ok_or_else(|| {
-            let what = format!(
-                "Section Header Block byte-order magic {:02x}{:02x}{:02x}{:02x} is neither 1a2b3c4d nor 4d3c2b1a",
-                bom[0], bom[1], bom[2], bom[3]
-            );
-            IngestError::corrupt(what, start)
-        })?
-    } else {
-        st.order
-    };
-    let block_type = order.u32(h, 0);
-    let len = order.u32(h, field::TOTAL_LENGTH);
-    let bad = if len < min_block_len(block_type) {
-        Some(format!("is below the minimum {}", min_block_len(block_type)))
-    } else if len % 4 != 0 {
-        Some("is not a multiple of 4".to_string())
-    } else if len > MAX_BLOCK_LEN {
-        Some(format!("exceeds the maximum {MAX_BLOCK_LEN}"))
-    } else {
-        None
-    };
-    if let Some(why) = bad {
-        let what = format!("{} total length {len} {why}", block_name(block_type));
-        return Err(IngestError::corrupt(what, start));
-    }
-    Ok(Some((block_type, len, order)))
-}
-
-/// Consumes the whole block and returns its body, after checking the trailing length.
-fn take_block<'a>(
-    src: &'a mut ByteSource,
-    block_type: u32,
-    len: u32,
-    order: ByteOrder,
-) -> Result<&'a [u8], IngestError> {
-    let start = src.offset();
-    let have = src.fill(len as usize).map_err(|e| IngestError::io(e, start))?;
-    if have < len as usize {
-        return Err(IngestError::truncated(len as usize, have, start));
-    }
-    let block = src.take(len as usize);
-    let trailer_at = block.len().saturating_sub(4);
-    check_trailer(order.u32(block, trailer_at), block_type, len, start)?;
-    Ok(block.get(field::BODY..trailer_at).unwrap_or_default())
-}
-
-fn check_trailer(trailer: u32, block_type: u32, len: u32, start: u64) -> Result<(), IngestError> {
-    if trailer == len {
-        return Ok(());
-    }
-    let what = format!(
-        "{} trailing total length {trailer} differs from the leading {len}",
-        block_name(block_type)
-    );
-    Err(IngestError::corrupt(what, start))
-}
-
-/// Skips a block without buffering it, checking its trailing length.
-fn skip_block(src: &mut ByteSource, block_type: u32, len: u32, order: ByteOrder) -> Result<(), IngestError> {
-    let start = src.offset();
-    let body_and_head = len as u64 - 4;
-    let skipped = src.skip(body_and_head).map_err(|e| IngestError::io(e, start))?;
-    let have = src.fill(4).map_err(|e| IngestError::io(e, start))?;
-    if skipped < body_and_head || have < 4 {
-        let available = skipped as usize + have.min(4);
-        return Err(IngestError::truncated(len as usize, available, start));
-    }
-    check_trailer(order.u32(src.take(4), 0), block_type, len, start)
 }
 
 /// Where the next packet block starts: found by `advance`, consumed by `read_packet`.
@@ -242,7 +116,11 @@ pub fn advance(
         };
         match block_type {
             enhanced_packet::BLOCK_TYPE | simple_packet::BLOCK_TYPE | packet::BLOCK_TYPE => {
-                st.pending = Some(BlockHead { block_type, len, start });
+                st.pending = Some(BlockHead {
+                    block_type,
+                    len,
+                    start,
+                });
                 return Ok(true);
             }
             section_header::BLOCK_TYPE => {
@@ -280,7 +158,12 @@ pub fn read_packet<'a>(
     if !advance(st, src, ifaces)? {
         return Ok(None);
     }
-    let Some(BlockHead { block_type, len, start }) = st.pending.take() else {
+    let Some(BlockHead {
+        block_type,
+        len,
+        start,
+    }) = st.pending.take()
+    else {
         return Ok(None);
     };
     let order = st.order;
@@ -303,7 +186,10 @@ pub fn read_packet<'a>(
     }
     let index = st.first_iface + block.interface_id as usize;
     let Some(iface) = ifaces.get(index) else {
-        return Err(IngestError::corrupt("interface lookup failed".into(), start));
+        return Err(IngestError::corrupt(
+            "interface lookup failed".into(),
+            start,
+        ));
     };
     let max = max_caplen(iface.linktype);
     if block.data.len() > max as usize {
@@ -315,8 +201,9 @@ pub fn read_packet<'a>(
         );
         return Err(IngestError::corrupt(what, start));
     }
-    let mut has_options = options::read_frame_options(block.options, order, opts, &block_name(block_type))
-        .map_err(|k| IngestError::new(k, start, 0))?;
+    let mut has_options =
+        options::read_frame_options(block.options, order, opts, &block_name(block_type))
+            .map_err(|k| IngestError::new(k, start, 0))?;
     if let Some(drops) = block.drop_count {
         opts.drop_count = Some(drops);
         has_options = true;

@@ -35,7 +35,11 @@ pub struct Options<'a> {
 
 impl<'a> Options<'a> {
     pub fn new(bytes: &'a [u8], order: ByteOrder) -> Self {
-        Options { rest: bytes, order, overrun: None }
+        Options {
+            rest: bytes,
+            order,
+            overrun: None,
+        }
     }
 
     /// `Corrupt` naming the block when an option ran past its end.
@@ -129,10 +133,18 @@ mod tests {
 
     #[test]
     fn options_skip_padding_and_stop_at_end() {
-        let b = [1, 0, 3, 0, b'a', b'b', b'c', 0, 2, 0, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0];
+        let b = [
+            1, 0, 3, 0, b'a', b'b', b'c', 0, 2, 0, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0,
+        ];
         let v: Vec<_> = Options::new(&b, ByteOrder::Little).collect();
         assert_eq!(v.len(), 2);
-        assert_eq!(v[0], RawOption { code: 1, value: b"abc" });
+        assert_eq!(
+            v[0],
+            RawOption {
+                code: 1,
+                value: b"abc"
+            }
+        );
         assert_eq!(v[1].code, 2);
     }
 

@@ -17,7 +17,11 @@ mod field {
 /// Parses the body (block length already checked ≥ `MIN_BLOCK_LEN`). The captured length
 /// is not stored: it is the original length cut to the interface's snaplen (0 = none).
 /// A block too short for it is corrupt (as in Wireshark); extra room is padding.
-pub fn parse(body: &[u8], order: ByteOrder, snaplen: u32) -> Result<PacketBlock<'_>, IngestErrorKind> {
+pub fn parse(
+    body: &[u8],
+    order: ByteOrder,
+    snaplen: u32,
+) -> Result<PacketBlock<'_>, IngestErrorKind> {
     let origlen = order.u32(body, field::ORIGLEN);
     let room = body.len().saturating_sub(field::DATA);
     let mut caplen = origlen as usize;
@@ -35,7 +39,9 @@ pub fn parse(body: &[u8], order: ByteOrder, snaplen: u32) -> Result<PacketBlock<
         interface_id: 0,
         ts_ticks: None,
         origlen,
-        data: body.get(field::DATA..field::DATA + caplen).unwrap_or_default(),
+        data: body
+            .get(field::DATA..field::DATA + caplen)
+            .unwrap_or_default(),
         options: &[],
         drop_count: None,
     })
