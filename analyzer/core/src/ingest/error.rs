@@ -32,7 +32,36 @@ pub struct IngestError {
 
 impl IngestError {
     pub fn new(kind: IngestErrorKind, offset: u64, frames_read: u64) -> Self {
-        IngestError { kind, offset, frames_read }
+        IngestError {
+            kind,
+            offset,
+            frames_read,
+        }
+    }
+
+    /// The file ends `available` bytes into a record or header that needs `needed`.
+    pub(crate) fn truncated(needed: usize, available: usize, offset: u64) -> Self {
+        let kind = IngestErrorKind::Truncated {
+            needed: needed as u64,
+            available: available as u64,
+        };
+        IngestError::new(kind, offset, 0)
+    }
+
+    pub(crate) fn corrupt(what: String, offset: u64) -> Self {
+        IngestError::new(IngestErrorKind::Corrupt(what), offset, 0)
+    }
+
+    /// A read failure. Decompressors report damaged data as `InvalidData`/`InvalidInput`:
+    /// that is a corrupt file, not an OS problem.
+    pub(crate) fn io(e: std::io::Error, offset: u64) -> Self {
+        let kind = match e.kind() {
+            std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
+                IngestErrorKind::Corrupt(format!("compressed data: {e}"))
+            }
+            _ => IngestErrorKind::Io(e.to_string()),
+        };
+        IngestError::new(kind, offset, 0)
     }
 
     /// True when frames before the damage were read: results are partial, not absent.

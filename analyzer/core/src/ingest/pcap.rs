@@ -1,0 +1,197 @@
+//! Classic pcap (libpcap savefile, draft-ietf-opsawg-pcap): the file header and the packet
+//! records after it.
+
+use super::byte_order::ByteOrder;
+use super::interface::{max_caplen, InterfaceInfo, TsResolution};
+use super::source::ByteSource;
+use super::{IngestError, IngestErrorKind};
+
+/// Magic numbers as written in the file's own byte order.
+pub const MAGIC_MICROS: u32 = 0xa1b2_c3d4;
+pub const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
+/// Alexey Kuznetsov's patched libpcap: 8 more bytes per record header.
+pub const MAGIC_MODIFIED: u32 = 0xa1b2_cd34;
+
+pub const FILE_HEADER_LEN: usize = 24;
+/// File header field offsets.
+mod file_header {
+    pub const VERSION_MAJOR: usize = 4;
+    pub const VERSION_MINOR: usize = 6;
+    pub const SNAPLEN: usize = 16;
+    pub const LINKTYPE: usize = 20;
+}
+
+const RECORD_HEADER_LEN: usize = 16;
+/// Kuznetsov records append ifindex (4), protocol (2), pkt_type (1) and padding (1).
+const MODIFIED_RECORD_HEADER_LEN: usize = 24;
+/// Record header field offsets.
+mod record {
+    pub const TS_SEC: usize = 0;
+    pub const TS_FRAC: usize = 4;
+    pub const INCL_LEN: usize = 8;
+    pub const ORIG_LEN: usize = 12;
+}
+
+/// The link-type field: LINKTYPE_ in the low 26 bits; bit 26 says bits 28-31 hold the FCS
+/// length in 16-bit words.
+const LINKTYPE_MASK: u32 = 0x03ff_ffff;
+const FCS_PRESENT: u32 = 0x0400_0000;
+const FCS_SHIFT: u32 = 28;
+
+/// What the magic number says: byte order, timestamp unit, record layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcapMagic {
+    pub order: ByteOrder,
+    pub nanos: bool,
+    pub modified: bool,
+}
+
+/// Recognises the four pcap magics (and the modified one) in either byte order.
+pub fn detect(magic: [u8; 4]) -> Option<PcapMagic> {
+    let (le, be) = (u32::from_le_bytes(magic), u32::from_be_bytes(magic));
+    let (order, m) = if matches!(le, MAGIC_MICROS | MAGIC_NANOS | MAGIC_MODIFIED) {
+        (ByteOrder::Little, le)
+    } else if matches!(be, MAGIC_MICROS | MAGIC_NANOS | MAGIC_MODIFIED) {
+        (ByteOrder::Big, be)
+    } else {
+        return None;
+    };
+    Some(PcapMagic {
+        order,
+        nanos: m == MAGIC_NANOS,
+        modified: m == MAGIC_MODIFIED,
+    })
+}
+
+/// Per-file state needed to read records.
+#[derive(Debug, Clone)]
+pub struct PcapState {
+    pub magic: PcapMagic,
+    record_header_len: usize,
+    max_caplen: u32,
+    lengths: LengthOrder,
+}
+
+/// Files older than format 2.3 wrote orig_len before incl_len; 2.3 files may have either
+/// order (libpcap's rule: take the smaller as the captured length).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LengthOrder {
+    Normal,
+    Swapped,
+    MaybeSwapped,
+}
+
+/// Reads the file header; `magic` was recognised by `detect`.
+pub fn read_header(
+    src: &mut ByteSource,
+    magic: PcapMagic,
+) -> Result<(PcapState, InterfaceInfo), IngestError> {
+    let have = src
+        .fill(FILE_HEADER_LEN)
+        .map_err(|e| IngestError::io(e, 0))?;
+    if have < FILE_HEADER_LEN {
+        return Err(IngestError::truncated(FILE_HEADER_LEN, have, 0));
+    }
+    let h = src.take(FILE_HEADER_LEN);
+    let order = magic.order;
+    let major = order.u16(h, file_header::VERSION_MAJOR);
+    let minor = order.u16(h, file_header::VERSION_MINOR);
+    if major < 2 {
+        let what = format!("pcap format version {major}.{minor} (before 2.0)");
+        return Err(IngestError::new(IngestErrorKind::Unsupported(what), 0, 0));
+    }
+    let lengths = match (major, minor) {
+        (2, 0..=2) => LengthOrder::Swapped,
+        (2, 3) => LengthOrder::MaybeSwapped,
+        _ => LengthOrder::Normal,
+    };
+    let raw_linktype = order.u32(h, file_header::LINKTYPE);
+    let mut iface = InterfaceInfo::new(
+        raw_linktype & LINKTYPE_MASK,
+        order.u32(h, file_header::SNAPLEN),
+    );
+    if raw_linktype & FCS_PRESENT != 0 {
+        // The field counts 16-bit words.
+        iface.fcs_len = Some(((raw_linktype >> FCS_SHIFT) * 2) as u8);
+    }
+    iface.ts_resolution = if magic.nanos {
+        TsResolution::NANOS
+    } else {
+        TsResolution::MICROS
+    };
+    let state = PcapState {
+        magic,
+        record_header_len: if magic.modified {
+            MODIFIED_RECORD_HEADER_LEN
+        } else {
+            RECORD_HEADER_LEN
+        },
+        max_caplen: max_caplen(iface.linktype),
+        lengths,
+    };
+    Ok((state, iface))
+}
+
+/// One packet record, borrowed from the source.
+pub struct Record<'a> {
+    pub ts_ns: i64,
+    pub origlen: u32,
+    pub data: &'a [u8],
+}
+
+/// Reads the next record; `Ok(None)` at a clean end of file.
+pub fn read_record<'a>(
+    st: &PcapState,
+    src: &'a mut ByteSource,
+) -> Result<Option<Record<'a>>, IngestError> {
+    let start = src.offset();
+    let hlen = st.record_header_len;
+    let have = src.fill(hlen).map_err(|e| IngestError::io(e, start))?;
+    if have == 0 {
+        // A gzip stream cut inside a member ends at a record boundary only by chance.
+        if src.cut_short() {
+            return Err(IngestError::truncated(hlen, 0, start));
+        }
+        return Ok(None);
+    }
+    if have < hlen {
+        return Err(IngestError::truncated(hlen, have, start));
+    }
+    let order = st.magic.order;
+    let h = src.peek(hlen);
+    let sec = order.u32(h, record::TS_SEC);
+    let frac = order.u32(h, record::TS_FRAC);
+    let (mut incl, mut orig) = (
+        order.u32(h, record::INCL_LEN),
+        order.u32(h, record::ORIG_LEN),
+    );
+    if st.lengths == LengthOrder::Swapped
+        || (st.lengths == LengthOrder::MaybeSwapped && incl > orig)
+    {
+        std::mem::swap(&mut incl, &mut orig);
+    }
+    if incl > st.max_caplen {
+        let what = format!(
+            "pcap record captured length {incl} exceeds the maximum {} for this link type",
+            st.max_caplen
+        );
+        return Err(IngestError::corrupt(what, start));
+    }
+    let total = hlen + incl as usize;
+    let have = src.fill(total).map_err(|e| IngestError::io(e, start))?;
+    if have < total {
+        return Err(IngestError::truncated(total, have, start));
+    }
+    let frac_ns = if st.magic.nanos {
+        frac as i64
+    } else {
+        frac as i64 * 1_000
+    };
+    let ts_ns = sec as i64 * 1_000_000_000 + frac_ns;
+    let rec = src.take(total);
+    Ok(Some(Record {
+        ts_ns,
+        origlen: orig,
+        data: rec.get(hlen..).unwrap_or_default(),
+    }))
+}

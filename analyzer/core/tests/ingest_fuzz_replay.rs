@@ -1,0 +1,144 @@
+//! The fuzz target's body (`fuzz/fuzz_targets/ingest.rs`) without libFuzzer: replays the
+//! seeds, any saved crash artifacts, and a fixed-seed stream of mutations of the seeds, so
+//! that stable-toolchain CI exercises the same property: no input panics or hangs.
+//! `TCPDIAG_FUZZ_ITERS` raises the mutation count (default 20000).
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use tcpdiag_core::ingest::CaptureReader;
+
+/// Same loop as the fuzz target.
+fn read_everything(data: &[u8]) {
+    let Ok(mut reader) = CaptureReader::from_read(Box::new(Cursor::new(data.to_vec()))) else {
+        return;
+    };
+    let mut last = 0;
+    while let Ok(Some(frame)) = reader.next_frame() {
+        assert_eq!(frame.caplen as usize, frame.data.len());
+        assert!(frame.number > last);
+        last = frame.number;
+    }
+    assert!(matches!(reader.next_frame(), Ok(None)));
+}
+
+fn files_in(dir: &Path) -> Vec<Vec<u8>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort();
+    paths.iter().filter_map(|p| std::fs::read(p).ok()).collect()
+}
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
+}
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+/// Values that sit on the edges of length checks.
+const INTERESTING: [u32; 12] = [
+    0,
+    1,
+    3,
+    4,
+    8,
+    11,
+    12,
+    28,
+    0x7fff_ffff,
+    0xffff_ffff,
+    0x0004_0001,
+    0x0a0d_0d0a,
+];
+
+fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+    let mut d = input.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let len = d.len();
+        match rng.below(6) {
+            0 if len > 0 => {
+                let i = rng.below(len);
+                d[i] ^= 1 << rng.below(8);
+            }
+            1 if len > 0 => {
+                let i = rng.below(len);
+                d[i] = [0, 0xff, 0x7f, 0x80, 1][rng.below(5)];
+            }
+            2 if len >= 4 => {
+                let i = rng.below(len / 4) * 4;
+                let v = INTERESTING[rng.below(INTERESTING.len())];
+                let bytes = if rng.below(2) == 0 {
+                    v.to_le_bytes()
+                } else {
+                    v.to_be_bytes()
+                };
+                d[i..i + 4].copy_from_slice(&bytes);
+            }
+            3 => d.truncate(rng.below(len + 1)),
+            4 if len > 0 => {
+                let (a, b) = (rng.below(len), rng.below(len));
+                let chunk = d[a.min(b)..a.max(b)].to_vec();
+                let at = rng.below(len);
+                d.splice(at..at, chunk);
+            }
+            _ if len > 0 => {
+                let (a, b) = (rng.below(len), rng.below(len));
+                d.drain(a.min(b)..a.max(b));
+            }
+            _ => {}
+        }
+    }
+    d
+}
+
+#[test]
+fn fuzz_seeds_and_artifacts_replay_without_panic() {
+    let dir = fuzz_dir();
+    let seeds = files_in(&dir.join("seeds/ingest"));
+    assert!(!seeds.is_empty(), "no seeds in {}", dir.display());
+    for input in seeds.iter().chain(&files_in(&dir.join("artifacts/ingest"))) {
+        read_everything(input);
+    }
+}
+
+#[test]
+fn fuzz_mutations_of_seeds_never_panic() {
+    let seeds = files_in(&fuzz_dir().join("seeds/ingest"));
+    let iters: usize = std::env::var("TCPDIAG_FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let mut rng = Rng(0x7cd1_a9f0_0dd5_eed5);
+    for i in 0..iters {
+        let seed = &seeds[i % seeds.len()];
+        let input = mutate(&mut rng, seed);
+        let outcome = std::panic::catch_unwind(|| read_everything(&input));
+        if outcome.is_err() {
+            let path = std::env::temp_dir().join(format!("tcpdiag-fuzz-crash-{i}"));
+            let _ = std::fs::write(&path, &input);
+            panic!("mutation {i} panicked; input saved to {}", path.display());
+        }
+    }
+}
