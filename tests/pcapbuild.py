@@ -69,8 +69,10 @@ def pcap(frames: list[tuple[float, bytes]], *, linktype: int = 1, snaplen: int =
     magic = 0xA1B23C4D if nanos else 0xA1B2C3D4
     out = bytearray(struct.pack(e + "IHHiIII", magic, 2, 4, 0, 0, snaplen, linktype))
     for ts, data in frames:
-        sec = int(ts)
-        frac = round((ts - sec) * (1e9 if nanos else 1e6))
+        # Whole microseconds, so µs and ns files carry the same instants.
+        micros = round(ts * 1e6)
+        sec, frac = divmod(micros, 1_000_000)
+        frac *= 1000 if nanos else 1
         cap = data[:snaplen]
         out += struct.pack(e + "IIII", sec, frac, len(cap), len(data)) + cap
     return bytes(out)

@@ -22,8 +22,15 @@ OURS = ["frame", "stream", "sport", "dport", "seq_raw", "ack_raw", "tcp_len", "f
 # Capture formats tshark reads and tcpdiag does not (docs/conformance.md).
 UNSUPPORTED_FORMATS = {".snoop.gz": "Sun snoop", ".snp.gz": "Sun snoop", ".epeek.gz": "EtherPeek"}
 
+# Frames where tcpdiag deliberately differs, with the reason (docs/conformance.md).
+KNOWN_DIFFERENCES = {
+    ("the-tcpdump-group_tcpdump/tests/bigtcp-ipv6.pcap", 1):
+        "IPv6 payload length 0 without a Jumbo option (BIG TCP captured on the host): tshark 4.0 "
+        "shows no TCP; tcpdiag takes the length from the frame, as for IPv4 TSO",
+}
 
-def tshark_rows(tshark: str, path) -> dict[int, list[str]]:
+
+def tshark_rows(tshark: str, path) -> tuple[dict[int, list[str]], bool]:
     cmd = [tshark, "-n", "-r", str(path), "-Y", "tcp", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
            "-E", "aggregator=,"] + [x for f in FIELDS for x in ("-e", f)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -31,7 +38,7 @@ def tshark_rows(tshark: str, path) -> dict[int, list[str]]:
     for line in out.stdout.splitlines():
         vals = line.split("\t")
         rows[int(vals[0])] = vals[1:]
-    return rows
+    return rows, "cut short in the middle of a packet" in out.stderr
 
 
 def exception_reason(tshark_vals: list[str]) -> str | None:
@@ -49,18 +56,19 @@ def test_packets_equal_tshark(path, tshark):
     unsupported = next((name for sfx, name in UNSUPPORTED_FORMATS.items() if path.name.endswith(sfx)), None)
     if unsupported:
         res = run_tcpdiag("packets", str(path))
-        assert res.returncode == 4 and b"not a pcap" in res.stderr, res.stderr
+        assert res.returncode == 4 and (b"not a pcap" in res.stderr or b"unsupported" in res.stderr), res.stderr
         pytest.skip(f"{unsupported} format: read by tshark, not by tcpdiag (documented)")
-    theirs = tshark_rows(tshark, path)
+    theirs, cut_short = tshark_rows(tshark, path)
     res = run_tcpdiag("packets", str(path))
-    assert res.returncode == 0, res.stderr.decode()
+    # A capture cut mid-record: tshark warns and shows what it read; we exit 5 with the same.
+    assert res.returncode == (5 if cut_short else 0), res.stderr.decode()
     ours = {int(r["frame"]): r for r in csv.DictReader(io.StringIO(res.stdout.decode()))}
 
     mismatches = []
     for frame in sorted(set(theirs) | set(ours)):
         t = theirs.get(frame)
         o = ours.get(frame)
-        if t is not None and exception_reason(t):
+        if (t is not None and exception_reason(t)) or (corpus_id(path), frame) in KNOWN_DIFFERENCES:
             continue
         if t is None or o is None:
             mismatches.append((frame, "only in tshark" if o is None else "only in tcpdiag"))

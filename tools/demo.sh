@@ -2,7 +2,7 @@
 # Installs tcpdiag into .venv and runs the main job on a bundled sample.
 source "$(dirname "$0")/env.sh"
 install_tcpdiag
-SAMPLE="$ROOT/samples/small_rcvbuf.sender.pcap"
+SAMPLE="$ROOT/samples/small_rcvbuf.sender.pcap.gz"
 echo "\$ tcpdiag flows $(realpath --relative-to="$ROOT" "$SAMPLE")"
 "$VENV/bin/tcpdiag" flows "$SAMPLE"
 echo

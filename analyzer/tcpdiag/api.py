@@ -35,7 +35,8 @@ _FLOW_DTYPES = {
 def flows_frame(columns: dict[str, list]) -> pd.DataFrame:
     df = pd.DataFrame(columns, columns=list(tables.FLOW_COLUMNS))
     df = df.astype(_FLOW_DTYPES)
-    df["start"] = pd.to_datetime(pd.Series(columns["start"], dtype="float64"), unit="s", utc=True)
+    starts = pd.Series(columns["start"], dtype="float64")
+    df["start"] = pd.to_datetime(starts, unit="s", utc=True).astype("datetime64[ns, UTC]")
     return df.set_index("stream", drop=False).rename_axis(None)
 
 

@@ -124,8 +124,11 @@ def packets(capture: str, fmt: str, output: str) -> None:
     """
     if fmt == "csv":
         res = opened(tables.write_packets_csv(capture, output))
-        if res.extra.get("write_error"):
-            _fail(f"{output}: {res.extra['write_error']}", EXIT_OUTPUT)
+        write_error = res.extra.get("write_error")
+        if write_error and "Broken pipe" in write_error:
+            sys.exit(0)  # the reader of our output went away (`| head`)
+        if write_error:
+            _fail(f"{output}: {write_error}", EXIT_OUTPUT)
     else:
         if output == "-":
             raise click.UsageError("--format parquet needs -o FILE")

@@ -8,6 +8,10 @@ use crate::ingest::{CaptureReader, Frame, IngestError};
 /// Receives each TCP segment after it has been placed in its flow.
 pub trait SegmentSink {
     fn segment(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement);
+    /// True once the sink can take no more (its output closed): the scan stops early.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// A sink that keeps nothing (the flows table alone).
@@ -26,6 +30,8 @@ pub struct ScanStats {
     /// Frames whose TCP header was cut by the snaplen or a malformed header.
     pub undecodable: u64,
     pub fragments: u64,
+    /// TCP headers quoted in ICMP errors (numbered like Wireshark, not analysed).
+    pub icmp_quoted: u64,
     /// Link types met that the decoder does not know: (link type, frames, first frame).
     pub unknown_linktypes: Vec<(u32, u64, u64)>,
     /// First frame that could not be decoded, and why (for the warning line).
@@ -36,7 +42,7 @@ pub struct ScanStats {
 impl ScanStats {
     fn count_stop(&mut self, frame: &Frame<'_>, layer: Layer, reason: StopReason) {
         match reason {
-            StopReason::NotTcp => self.not_tcp += 1,
+            StopReason::NotTcp | StopReason::Encrypted => self.not_tcp += 1,
             StopReason::Fragment => self.fragments += 1,
             StopReason::UnknownLinkType(lt) => match self.unknown_linktypes.iter_mut().find(|(t, _, _)| *t == lt) {
                 Some((_, n, _)) => *n += 1,
@@ -78,7 +84,7 @@ impl Scanner {
     /// Returns false once the capture is exhausted (or damaged).
     pub fn advance(&mut self, sink: &mut impl SegmentSink, max_segments: u64) -> bool {
         let mut sent = 0;
-        while !self.done && sent < max_segments {
+        while !self.done && sent < max_segments && !sink.stopped() {
             let frame = match self.reader.next_frame() {
                 Ok(Some(f)) => f,
                 Ok(None) => {
@@ -93,6 +99,10 @@ impl Scanner {
             };
             self.stats.frames += 1;
             match decode::decode(frame.linktype, frame.data, frame.origlen) {
+                Decoded::Tcp(seg) if seg.in_icmp_error => {
+                    self.stats.icmp_quoted += 1;
+                    self.table.place_quoted(&seg, frame.number, frame.ts_ns);
+                }
                 Decoded::Tcp(seg) => {
                     self.stats.tcp_segments += 1;
                     let place = self.table.place(&seg, frame.number, frame.ts_ns, frame.origlen, true);
@@ -118,6 +128,6 @@ impl Scanner {
 /// Reads the whole capture once.
 pub fn scan(reader: CaptureReader, sink: &mut impl SegmentSink) -> Scan {
     let mut scanner = Scanner::new(reader);
-    while scanner.advance(sink, u64::MAX) {}
+    while scanner.advance(sink, u64::MAX) && !sink.stopped() {}
     scanner.finish()
 }

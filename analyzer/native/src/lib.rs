@@ -48,6 +48,7 @@ fn stats_dict<'py>(py: Python<'py>, s: &ScanStats) -> PyResult<Bound<'py, PyDict
     d.set_item("not_tcp", s.not_tcp)?;
     d.set_item("undecodable", s.undecodable)?;
     d.set_item("fragments", s.fragments)?;
+    d.set_item("icmp_quoted", s.icmp_quoted)?;
     d.set_item("unknown_linktypes", s.unknown_linktypes.clone())?;
     d.set_item("first_undecodable", s.first_undecodable.clone())?;
     d.set_item("input_bytes", s.input_bytes)?;

@@ -210,6 +210,9 @@ pub struct TcpSegment {
     pub options: TcpOptions,
     /// Number of tunnel encapsulations removed to reach this segment (0 = not tunnelled).
     pub tunnel_depth: u8,
+    /// A header quoted inside an ICMP error, not a segment of the flow: it only takes
+    /// part in `tcp.stream` numbering, as in Wireshark.
+    pub in_icmp_error: bool,
 }
 
 /// Where decoding stopped when no TCP segment came out.

@@ -64,5 +64,6 @@ pub(crate) fn tcp(ip: &IpFacts, span: Span<'_>, depth: u8) -> Step {
         payload_captured: d.len().saturating_sub(header_len) as u32,
         options,
         tunnel_depth: depth,
+        in_icmp_error: false,
     })
 }

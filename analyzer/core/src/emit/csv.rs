@@ -38,6 +38,10 @@ impl<W: Write> PacketCsv<W> {
 }
 
 impl<W: Write> SegmentSink for PacketCsv<W> {
+    fn stopped(&self) -> bool {
+        self.error.is_some()
+    }
+
     fn segment(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement) {
         if self.error.is_some() {
             return;

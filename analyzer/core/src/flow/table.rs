@@ -84,6 +84,21 @@ impl FlowTable {
         Placement { flow, dir, opened }
     }
 
+    /// A TCP header quoted in an ICMP error: it finds (or opens) its flow, as in
+    /// Wireshark, but changes nothing else.
+    pub fn place_quoted(&mut self, seg: &TcpSegment, frame: u64, ts_ns: i64) -> u32 {
+        let key = FlowKey::of(seg);
+        match self.latest.get(&key) {
+            Some(&f) => f,
+            None => {
+                let id = self.open(key, seg, frame, ts_ns);
+                let f = &mut self.flows[id as usize];
+                f.last_frame = frame;
+                id
+            }
+        }
+    }
+
     fn open(&mut self, key: FlowKey, seg: &TcpSegment, frame: u64, ts_ns: i64) -> u32 {
         let id = self.flows.len() as u32;
         self.flows.push(FlowSummary::new(id, seg, frame, ts_ns));
@@ -122,7 +137,7 @@ mod tests {
         TcpSegment {
             src, dst, ip_version: 4, tos: 0, ttl: 64, ip_id: 0, sport, dport, seq, ack, flags,
             window: 1000, header_len: 20, payload_len: len, payload_captured: 0,
-            options: TcpOptions::default(), tunnel_depth: 0,
+            options: TcpOptions::default(), tunnel_depth: 0, in_icmp_error: false,
         }
     }
     const SYN: u16 = flags::SYN;
