@@ -25,8 +25,8 @@ fn be16(b: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_be_bytes([*b.get(at)?, *b.get(at + 1)?]))
 }
 
-/// The flow of a frame of `linktype`, if it carries IPv4 or IPv6.
-pub fn flow_key(linktype: u32, frame: &[u8]) -> Option<FlowKey> {
+/// The IP packet inside a frame of `linktype`, with its ethertype (IPv4 or IPv6 only).
+pub fn ip_packet(linktype: u32, frame: &[u8]) -> Option<(u16, &[u8])> {
     let (ethertype, ip) = match linktype {
         LINKTYPE_ETHERNET => {
             let mut at = 12;
@@ -45,6 +45,12 @@ pub fn flow_key(linktype: u32, frame: &[u8]) -> Option<FlowKey> {
         },
         _ => return None,
     };
+    matches!(ethertype, ETHERTYPE_IPV4 | ETHERTYPE_IPV6).then_some((ethertype, ip))
+}
+
+/// The flow of a frame of `linktype`, if it carries IPv4 or IPv6.
+pub fn flow_key(linktype: u32, frame: &[u8]) -> Option<FlowKey> {
+    let (ethertype, ip) = ip_packet(linktype, frame)?;
     let (protocol, src, dst, l4) = match ethertype {
         ETHERTYPE_IPV4 => {
             let ihl = (*ip.first()? & 0x0F) as usize * 4;
@@ -79,6 +85,21 @@ pub fn flow_key(linktype: u32, frame: &[u8]) -> Option<FlowKey> {
     let (x, y) = ((src, sp), (dst, dp));
     let (a, b) = if x <= y { (x, y) } else { (y, x) };
     Some(FlowKey { protocol, a, b })
+}
+
+/// True when `f` parses as an 802.11 data frame carrying LLC/SNAP.
+pub fn is_dot11_data(f: &[u8]) -> bool {
+    dot11_payload(f).is_some()
+}
+
+/// True when `f` looks like an Ethernet II frame carrying IPv4, IPv6, ARP or a VLAN tag
+/// (the ethertype at 12 and, for IP, the version nibble agree).
+pub fn is_ethernet(f: &[u8]) -> bool {
+    match (be16(f, 12), f.get(14).map(|b| b >> 4)) {
+        (Some(ETHERTYPE_IPV4), Some(4)) | (Some(ETHERTYPE_IPV6), Some(6)) => true,
+        (Some(0x0806 | ETHERTYPE_VLAN | ETHERTYPE_QINQ | 0x888E | 0x88CC), _) => true,
+        _ => false,
+    }
 }
 
 /// Ethertype and payload of an 802.11 data frame with an LLC/SNAP header.

@@ -103,6 +103,7 @@ impl Reassembly {
             packet_id: None,
             drop: None,
             note: self.wlan_note.take(),
+            relabelled: false,
         }))
     }
 }

@@ -74,4 +74,6 @@ pub struct PacketEvent {
     pub drop: Option<DropInfo>,
     /// Extra text for the frame comment (e.g. Wi-Fi receive metadata).
     pub note: Option<String>,
+    /// A PktMon "WiFi" packet whose bytes are an Ethernet frame, given LINKTYPE_ETHERNET.
+    pub relabelled: bool,
 }

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::builtin::{pktmon_event, PKTMON};
-use crate::flowkey::{LINKTYPE_ETHERNET, LINKTYPE_IEEE802_11, LINKTYPE_RAW};
+use crate::flowkey::{self, LINKTYPE_ETHERNET, LINKTYPE_IEEE802_11, LINKTYPE_RAW};
 use crate::packet::{Direction, DropInfo, Observation, PacketEvent};
 use crate::schema::{Fields, ValueMaps};
 
@@ -51,10 +51,15 @@ pub fn direction(dir_tag: u16) -> Direction {
 pub fn packet(id: u16, f: &Fields<'_, '_>, maps: &ValueMaps) -> Result<Option<PacketEvent>, &'static str> {
     let u16f = |n: &str| f.uint(n).map(|v| v as u16).ok_or("PktMon packet field missing");
     let packet_type = u16f("PacketType")?;
-    let Some(linktype) = linktype(packet_type) else {
+    let Some(mut linktype) = linktype(packet_type) else {
         return Ok(None);
     };
     let payload = f.bytes("Payload").ok_or("PktMon payload missing")?;
+    // Components above a native Wi-Fi miniport log Ethernet frames still typed "WiFi".
+    let relabelled = linktype == LINKTYPE_IEEE802_11 && !flowkey::is_dot11_data(payload) && flowkey::is_ethernet(payload);
+    if relabelled {
+        linktype = LINKTYPE_ETHERNET;
+    }
     let original = f.uint("OriginalPayloadSize").unwrap_or(payload.len() as u64) as u32;
     let dir_tag = u16f("DirTag")?;
     let drop = (id == pktmon_event::PACKET_DROP).then(|| {
@@ -83,6 +88,7 @@ pub fn packet(id: u16, f: &Fields<'_, '_>, maps: &ValueMaps) -> Result<Option<Pa
         packet_id: f.uint("PktGroupId"),
         drop,
         note: None,
+        relabelled,
     }))
 }
 

@@ -199,6 +199,7 @@ impl<R: Read + Seek> EtlReader<R> {
                 continue;
             }
             stats.frames += 1;
+            stats.wifi_typed_ethernet += pe.relabelled as u64;
             stats.drops += pe.drop.is_some() as u64;
             let number = stats.frames;
             let (ts_ns, pid, tid, cpu) = (self.clock.to_unix_ns(ev.raw_ts), h.process_id, h.thread_id, ev.processor);
@@ -230,6 +231,7 @@ impl<R: Read + Seek> EtlReader<R> {
             drops: c.drops,
             schemas: self.embedded.len() as u64,
             malformed_packet_events: c.malformed_packet_events,
+            wifi_typed_ethernet: c.wifi_typed_ethernet,
             ..self.container.stats.clone()
         }
     }

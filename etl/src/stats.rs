@@ -35,6 +35,8 @@ pub struct EtlStats {
     pub out_of_order: u64,
     /// Embedded event schemas (`TRACE_EVENT_INFO`) learned from the file.
     pub schemas: u64,
+    /// PktMon packets typed Wi-Fi whose bytes are Ethernet frames (given LINKTYPE 1).
+    pub wifi_typed_ethernet: u64,
     /// Packet events whose payload did not match their schema.
     pub malformed_packet_events: u64,
 }
