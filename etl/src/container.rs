@@ -166,7 +166,7 @@ impl<R: Read + Seek> Container<R> {
         Ok((first.file_offset, out))
     }
 
-    fn defer(&mut self, e: IngestError) {
+    pub(crate) fn defer(&mut self, e: IngestError) {
         if self.deferred.is_none() {
             self.deferred = Some(e);
         }

@@ -81,6 +81,10 @@ impl<R: Read + Seek> EtlReader<R> {
             kind_at(IngestErrorKind::Corrupt("TRACE_LOGFILE_HEADER too short".into()), at + BUFFER_HEADER_LEN as u64)
         })?;
         let clock = Clock::new(&header, h.timestamp.unwrap_or(0));
+        // A file cut exactly at a buffer boundary: the header knows how many were written.
+        if (header.buffers_written as u64) > container.stats.buffers {
+            container.defer(kind_at(IngestErrorKind::Truncated { needed: BUFFER_HEADER_LEN as u64, available: 0 }, len));
+        }
         container.stats.events_lost = header.events_lost as u64;
         container.stats.buffers_lost = header.buffers_lost as u64;
         let builtin = builtin::schemas().into_iter().map(|s| ((s.provider, s.id), s)).collect();

@@ -71,11 +71,12 @@ fn pad8(v: &mut Vec<u8>) {
 }
 
 /// The first buffer: a SYSTEM64 record (HookId 0) with a 64-bit TRACE_LOGFILE_HEADER.
-pub fn header_buffer(buffer_size: u32, events_lost: u32, buffers_lost: u32) -> Vec<u8> {
+pub fn header_buffer(buffer_size: u32, buffers_written: u32, events_lost: u32, buffers_lost: u32) -> Vec<u8> {
     let mut p = vec![0u8; 0x118];
     p[0..4].copy_from_slice(&buffer_size.to_le_bytes());
     p[4] = 10;
     p[0x0C..0x10].copy_from_slice(&2u32.to_le_bytes());
+    p[0x24..0x28].copy_from_slice(&buffers_written.to_le_bytes());
     p[0x2C..0x30].copy_from_slice(&8u32.to_le_bytes());
     p[0x30..0x34].copy_from_slice(&events_lost.to_le_bytes());
     p[0x100..0x108].copy_from_slice(&PERF_FREQ.to_le_bytes());
@@ -134,4 +135,35 @@ pub fn event_buffer(records: &[Vec<u8>], proc_: u8, compressed: bool, buffer_siz
         b.resize(buffer_size as usize, 0);
         b
     }
+}
+
+/// A relogger schema event (EventMetadata class type 32) holding a `TRACE_EVENT_INFO`
+/// for (provider, id, version); properties are (name, in-type, flags, count, length).
+pub fn schema_record(provider: tcpdiag_etl::Guid, id: u16, version: u8, props: &[(&str, u16, u32, u16, u16)]) -> Vec<u8> {
+    let mut t = vec![0u8; 112 + 24 * props.len()];
+    t[0..16].copy_from_slice(&provider.0);
+    t[32..34].copy_from_slice(&id.to_le_bytes());
+    t[34] = version;
+    t[100..104].copy_from_slice(&(props.len() as u32).to_le_bytes());
+    t[104..108].copy_from_slice(&(props.len() as u32).to_le_bytes());
+    for (i, (name, ty, flags, count, length)) in props.iter().enumerate() {
+        let name_off = t.len() as u32;
+        t.extend(name.encode_utf16().chain([0]).flat_map(|u| u.to_le_bytes()));
+        let at = 112 + 24 * i;
+        t[at..at + 4].copy_from_slice(&flags.to_le_bytes());
+        t[at + 4..at + 8].copy_from_slice(&name_off.to_le_bytes());
+        t[at + 8..at + 10].copy_from_slice(&ty.to_le_bytes());
+        t[at + 16..at + 18].copy_from_slice(&count.to_le_bytes());
+        t[at + 18..at + 20].copy_from_slice(&length.to_le_bytes());
+    }
+    let mut r = vec![0u8; 0x30];
+    r[2] = 0x14;
+    r[3] = 0xC0;
+    r[4] = 32;
+    r[16..24].copy_from_slice(&START_QPC.to_le_bytes());
+    r[24..40].copy_from_slice(&tcpdiag_etl::schema::EVENT_METADATA.0);
+    r.extend_from_slice(&t);
+    let n = r.len() as u16;
+    r[0..2].copy_from_slice(&n.to_le_bytes());
+    r
 }
