@@ -33,6 +33,7 @@ pub mod schema;
 pub mod stats;
 pub mod tcpip;
 pub mod xpress;
+pub mod xpress_huffman;
 
 pub use bytes::Guid;
 pub use frame::{EtlFrame, EtlInterface, InterfaceKey, ObservationFilter, ReaderOptions};
