@@ -95,11 +95,12 @@ pub fn is_dot11_data(f: &[u8]) -> bool {
 /// True when `f` looks like an Ethernet II frame carrying IPv4, IPv6, ARP or a VLAN tag
 /// (the ethertype at 12 and, for IP, the version nibble agree).
 pub fn is_ethernet(f: &[u8]) -> bool {
-    match (be16(f, 12), f.get(14).map(|b| b >> 4)) {
-        (Some(ETHERTYPE_IPV4), Some(4)) | (Some(ETHERTYPE_IPV6), Some(6)) => true,
-        (Some(0x0806 | ETHERTYPE_VLAN | ETHERTYPE_QINQ | 0x888E | 0x88CC), _) => true,
-        _ => false,
-    }
+    matches!(
+        (be16(f, 12), f.get(14).map(|b| b >> 4)),
+        (Some(ETHERTYPE_IPV4), Some(4))
+            | (Some(ETHERTYPE_IPV6), Some(6))
+            | (Some(0x0806 | ETHERTYPE_VLAN | ETHERTYPE_QINQ | 0x888E | 0x88CC), _)
+    )
 }
 
 /// Ethertype and payload of an 802.11 data frame with an LLC/SNAP header.

@@ -28,6 +28,7 @@ mod field {
     /// `BootTime` with 32-bit pointers (then PerfFreq, StartTime, ReservedFlags, BuffersLost).
     pub const BOOT_TIME_32: usize = 0xF0;
     pub const LEN_32: usize = 0x110;
+    const _: () = assert!(TIME_ZONE_32 + TIME_ZONE_LEN <= BOOT_TIME_32);
 }
 
 /// `ReservedFlags` values: which clock stamped the events.
@@ -86,7 +87,6 @@ impl LogfileHeader {
         let names_at = field::LEN_32 + shift;
         let (logger_name, used) = utf16z_at(p, names_at).unwrap_or_default();
         let (log_file_name, _) = utf16z_at(p, names_at + used).unwrap_or_default();
-        debug_assert!(field::TIME_ZONE_32 + field::TIME_ZONE_LEN <= field::BOOT_TIME_32);
         Some(LogfileHeader {
             buffer_size: u32_at(p, field::BUFFER_SIZE)?,
             version: (u8_at(p, field::MAJOR_VERSION)?, u8_at(p, field::MINOR_VERSION)?),

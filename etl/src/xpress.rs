@@ -243,8 +243,8 @@ mod tests {
     fn long_lengths_use_every_escape() {
         let mut data = vec![7u8; 70_000];
         data.extend((0..5000u32).map(|i| (i * 31 % 251) as u8));
-        data.extend(std::iter::repeat(b'x').take(300));
-        data.extend(std::iter::repeat(b'y').take(20));
+        data.extend(std::iter::repeat_n(b'x', 300));
+        data.extend(std::iter::repeat_n(b'y', 20));
         roundtrip(&data);
         roundtrip(b"");
         roundtrip(b"abc");

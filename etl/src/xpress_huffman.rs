@@ -152,7 +152,7 @@ mod tests {
 
     impl Enc {
         fn chunk_start(&mut self) {
-            self.out.extend(std::iter::repeat(0x99).take(TABLE_LEN)); // 9 | 9 << 4
+            self.out.extend(std::iter::repeat_n(0x99, TABLE_LEN)); // 9 | 9 << 4
             self.slots = [self.out.len(), self.out.len() + 2];
             self.out.extend_from_slice(&[0; 4]);
             self.acc = 0;

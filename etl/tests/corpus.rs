@@ -11,7 +11,8 @@ use tcpdiag_etl::{Direction, EtlReader, ObservationFilter, ReaderOptions};
 
 /// file, frames (every copy), truncated, frames per LINKTYPE, drops, "WiFi"-typed
 /// packets whose bytes are Ethernet (counted in LINKTYPE 1; etl2pcapng writes them as 105).
-const TABLE: &[(&str, u64, u64, &[(u32, u64)], u64, u64)] = &[
+type Row = (&'static str, u64, u64, &'static [(u32, u64)], u64, u64);
+const TABLE: &[Row] = &[
     ("pktmon_demikernel_icmp.etl", 114, 0, &[(1, 114)], 0, 0),
     ("pktmon_filter_only_nopackets.etl", 0, 0, &[], 0, 0),
     ("pktmon_rundown_only_nopackets.etl", 0, 0, &[], 0, 0),
@@ -151,4 +152,22 @@ fn components_and_interfaces_are_named() {
     println!("{:?}", f.options);
     assert!(f.options.comments[0].starts_with("PktMon component"));
     assert!(f.options.flags.is_some() && f.options.packet_id.is_some());
+}
+
+#[test]
+fn other_corpus_traces_read() {
+    let Some(dir) = corpus_dir() else { return };
+    // An uncompressed kernel trace (no packets) and one more pktmon trace with drops.
+    let cases = [("../airbus-cert_etl-parser/tests/example/lxcore_kernel.etl", 0, 0), ("../NeoChenjf_Finguard/PktMon.etl", 406, 28)];
+    for (path, frames, drops) in cases {
+        let p = dir.join(path);
+        if !p.exists() {
+            continue;
+        }
+        let mut r = EtlReader::open_with(p, every_copy()).unwrap();
+        let (v, err) = all_frames(&mut r);
+        assert_eq!((v.len(), err), (frames, None), "{path}");
+        assert_eq!(r.stats().drops, drops, "{path}");
+        assert_eq!((r.stats().corrupt_records, r.stats().corrupt_buffers), (0, 0), "{path}");
+    }
 }

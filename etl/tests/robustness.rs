@@ -119,7 +119,7 @@ fn random_mutations_of_the_container_never_panic() {
 #[test]
 fn random_mutations_of_compressed_streams_never_panic() {
     let mut rng = Rng(42);
-    let data: Vec<u8> = (0..20_000u32).map(|i| (i % 97 ^ i / 300) as u8).collect();
+    let data: Vec<u8> = (0..20_000u32).map(|i| ((i % 97) ^ (i / 300)) as u8).collect();
     let c = compress_lz77(&data);
     let mut out = Vec::new();
     for _ in 0..2000 {

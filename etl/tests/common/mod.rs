@@ -65,7 +65,7 @@ fn wmi_buffer_header(size: u32, saved: u32, proc_: u8, flags: u16, ty: u16) -> V
 }
 
 fn pad8(v: &mut Vec<u8>) {
-    while v.len() % 8 != 0 {
+    while !v.len().is_multiple_of(8) {
         v.push(0);
     }
 }
