@@ -97,3 +97,14 @@ def test_version_and_help_examples():
     assert r.returncode == 0 and b"tcpdiag" in r.stdout
     for cmd in ("flows", "packets"):
         assert b"Example:" in run_tcpdiag(cmd, "--help").stdout
+
+
+def test_cli_imports_without_pandas():
+    import subprocess
+    import sys
+
+    code = ("import sys; import tcpdiag.cli; "
+            "bad = [m for m in ('pandas', 'plotly', 'pyarrow') if m in sys.modules]; "
+            "print(','.join(bad)); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, f"CLI imports {r.stdout.strip()}"

@@ -93,3 +93,36 @@ _EMPTY_CHUNK = {
     "ack_raw": np.empty(0, np.uint32), "tcp_len": np.empty(0, np.uint32), "flags": np.empty(0, np.uint16),
     "win_raw": np.empty(0, np.uint16), "addrs": [],
 }
+
+
+def analysis_frame(chunk: dict | None) -> pd.DataFrame:
+    """Packets with the analysis columns (see docs/tables.md); codes become categories."""
+    from tcpdiag.analysis import CWND_CONFIDENCE, EVIDENCE, LIMIT_STATES, RETRANS_KINDS, RWND_BASIS
+
+    if chunk is None:
+        chunk = dict(_EMPTY_CHUNK)
+        for name, dtype in _ANALYSIS_DTYPES.items():
+            chunk[name] = np.empty(0, dtype)
+    df = packets_frame(chunk)
+    coded = {"limit": LIMIT_STATES, "retrans": RETRANS_KINDS, "spurious_by": EVIDENCE,
+             "rwnd_basis": RWND_BASIS, "cwnd_conf": CWND_CONFIDENCE}
+    for name in _ANALYSIS_DTYPES:
+        col = chunk[name]
+        if name in coded:
+            df[name] = pd.Categorical.from_codes(col.astype(np.int64), categories=coded[name])
+        elif name in ("rtt_ns", "reorder_ns"):
+            df[name] = pd.array(np.where(col < 0, 0, col), dtype="Int64")
+            df.loc[col < 0, name] = pd.NA
+        else:
+            df[name] = col
+    return df
+
+
+_ANALYSIS_DTYPES = {
+    "data_dir": np.uint8, "rwnd": np.uint64, "rwnd_basis": np.uint8, "in_flight": np.uint64,
+    "unacked": np.uint64, "sacked": np.uint64, "cwnd": np.uint64, "cwnd_conf": np.uint8, "limit": np.uint8,
+    "retrans": np.uint8, "retrans_of": np.uint64, "dsack": np.bool_, "spurious_of": np.uint64,
+    "spurious_by": np.uint8, "reorder_packets": np.uint32, "reorder_bytes": np.uint32, "reorder_ns": np.int64,
+    "lost_before": np.uint32, "dup_ack": np.uint32, "zero_window": np.bool_, "zero_window_probe": np.bool_,
+    "window_full": np.bool_, "keepalive": np.bool_, "rtt_ns": np.int64,
+}

@@ -3,7 +3,7 @@
 
 use crate::decode::{self, Decoded, Layer, StopReason, TcpSegment};
 use crate::flow::{FlowSummary, FlowTable, Placement};
-use crate::ingest::{CaptureReader, Frame, IngestError};
+use crate::ingest::{Frame, FrameSource, IngestError};
 
 /// Receives each TCP segment after it has been placed in its flow.
 pub trait SegmentSink {
@@ -68,7 +68,7 @@ pub struct Scan {
 
 /// A resumable pass over one capture, so tables can be handed out in bounded chunks.
 pub struct Scanner {
-    reader: CaptureReader,
+    reader: Box<dyn FrameSource>,
     table: FlowTable,
     stats: ScanStats,
     error: Option<IngestError>,
@@ -76,7 +76,11 @@ pub struct Scanner {
 }
 
 impl Scanner {
-    pub fn new(reader: CaptureReader) -> Scanner {
+    pub fn new(reader: impl FrameSource + 'static) -> Scanner {
+        Scanner::boxed(Box::new(reader))
+    }
+
+    pub fn boxed(reader: Box<dyn FrameSource>) -> Scanner {
         Scanner { reader, table: FlowTable::new(), stats: ScanStats::default(), error: None, done: false }
     }
 
@@ -126,7 +130,7 @@ impl Scanner {
 }
 
 /// Reads the whole capture once.
-pub fn scan(reader: CaptureReader, sink: &mut impl SegmentSink) -> Scan {
+pub fn scan(reader: impl FrameSource + 'static, sink: &mut impl SegmentSink) -> Scan {
     let mut scanner = Scanner::new(reader);
     while scanner.advance(sink, u64::MAX) && !sink.stopped() {}
     scanner.finish()

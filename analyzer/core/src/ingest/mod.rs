@@ -256,3 +256,22 @@ fn unknown_format(head: &[u8]) -> IngestError {
     };
     IngestError::new(kind, 0, 0)
 }
+
+/// Anything that yields frames: capture files here, Windows ETL traces in `tcpdiag-etl`.
+/// The pipeline reads through this, so every input format shares one analysis.
+pub trait FrameSource: Send {
+    /// The next frame; `Ok(None)` at the end, and after an error.
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError>;
+    /// Raw input bytes consumed so far (for progress against the file size).
+    fn input_bytes_read(&self) -> u64;
+}
+
+impl FrameSource for CaptureReader {
+    #[inline]
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
+        CaptureReader::next_frame(self)
+    }
+    fn input_bytes_read(&self) -> u64 {
+        CaptureReader::input_bytes_read(self)
+    }
+}
