@@ -73,8 +73,6 @@ impl FlowState {
         let mut notes = PacketNotes::default();
         // The window this packet advertises limits the other direction's sender.
         let (rwnd, basis) = self.scaling_of(d).rwnd(seg.window, syn);
-        notes.rwnd = rwnd;
-        notes.rwnd_basis = Some(basis);
         if seg.flags & flags::RST == 0 {
             self.rwnd_for[r] = Some(rwnd);
             self.rwnd_basis[r] = Some(basis);
@@ -110,6 +108,9 @@ impl FlowState {
             }
         }
 
+        // The row's rwnd is the window that limits the row's flight.
+        notes.rwnd = self.rwnd_for[dd].unwrap_or(0);
+        notes.rwnd_basis = self.rwnd_basis[dd];
         let s = &self.senders[dd];
         notes.in_flight = s.pipe();
         notes.unacked = s.unacked();

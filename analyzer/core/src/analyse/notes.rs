@@ -113,7 +113,8 @@ pub struct PacketNotes {
     /// The direction whose flight and limit are described: the packet's own for data,
     /// the reverse for a pure ACK.
     pub data_dir: u8,
-    /// Scaled window advertised by this packet's sender.
+    /// Receive window (scaled, bytes) limiting `data_dir`: the latest window its receiver
+    /// advertised (this packet's own window when it is a pure ACK). 0 before any.
     pub rwnd: u64,
     pub rwnd_basis: Option<RwndBasis>,
     /// RFC 6675 pipe of `data_dir` after this packet.
