@@ -23,6 +23,8 @@ pub struct FlowState {
     /// Range of rwnd values that limited each direction after the handshake.
     pub rwnd_min: [Option<u64>; 2],
     pub rwnd_max: [u64; 2],
+    /// When each direction's limiting rwnd last grew past its maximum by > 5 %.
+    pub rwnd_grew_ns: [i64; 2],
     pub inferred_shift: [Option<u8>; 2],
     pub cwnd: [CwndEstimator; 2],
     pub limits: [LimitTracker; 2],
@@ -79,6 +81,9 @@ impl FlowState {
             self.last_window_raw[d] = seg.window;
             if !syn && self.senders[r].started {
                 self.rwnd_min[r] = Some(self.rwnd_min[r].map_or(rwnd, |m| m.min(rwnd)));
+                if rwnd * 20 > self.rwnd_max[r] * 21 {
+                    self.rwnd_grew_ns[r] = ts;
+                }
                 self.rwnd_max[r] = self.rwnd_max[r].max(rwnd);
             }
         }
@@ -112,7 +117,7 @@ impl FlowState {
         notes.rwnd = self.rwnd_for[dd].unwrap_or(0);
         notes.rwnd_basis = self.rwnd_basis[dd];
         let s = &self.senders[dd];
-        notes.in_flight = s.pipe();
+        notes.in_flight = s.pipe(ts);
         notes.unacked = s.unacked();
         notes.sacked = s.scoreboard.sacked_bytes() as u64;
         let rwnd_dd = self.rwnd_for[dd];

@@ -78,7 +78,7 @@ impl LimitTracker {
         if unacked == 0 {
             return LimitState::App;
         }
-        let pipe = s.pipe();
+        let pipe = s.pipe(ts);
         if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
             return LimitState::App;
         }

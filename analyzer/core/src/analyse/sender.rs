@@ -100,6 +100,10 @@ pub struct Sender {
     pub probes: u64,
     /// Time of the first new data segment.
     pub first_data_ns: Option<i64>,
+    /// Highest flight in each of the last few round trips (slow-start detection).
+    rounds: VecDeque<u64>,
+    round_start: i64,
+    round_max: u64,
 }
 
 fn ts_older(a: u32, b: u32) -> bool {
@@ -115,22 +119,53 @@ impl Sender {
         self.max.distance_from(self.una).max(0) as u64
     }
 
-    /// RFC 6675 pipe: unacked bytes that are neither SACKed nor deemed lost, plus lost
-    /// bytes already retransmitted.
-    pub fn pipe(&self) -> u64 {
+    /// RFC 6675 pipe with RACK loss marking (RFC 8985 §6): unacked bytes that are neither
+    /// SACKed nor deemed lost. A hole below the highest SACKed byte is lost when it was
+    /// sent more than RTT + reo_wnd ago (a later segment got through), or — while no
+    /// reordering has been seen — when DupThresh segments are SACKed above it.
+    /// Retransmitted bytes count as in flight again.
+    pub fn pipe(&self, now: i64) -> u64 {
         let unacked = self.unacked();
         if self.scoreboard.is_empty() {
             return unacked;
         }
         let sacked = self.scoreboard.sacked_bytes() as u64;
+        unacked.saturating_sub(sacked + self.lost_bytes(now))
+    }
+
+    /// RACK's reordering window (RFC 8985 §6.2): min_RTT/4, widened by one step per
+    /// D-SACK seen, never above SRTT.
+    pub fn reo_wnd_ns(&self) -> i64 {
+        let base = self.rtt.min_ns.unwrap_or(0) / 4;
+        let widened = base * (1 + self.dsacks.min(16) as i64);
+        widened.min(self.rtt.srtt_ns.unwrap_or(widened))
+    }
+
+    fn lost_bytes(&self, now: i64) -> u64 {
+        let Some(high) = self.scoreboard.highest() else { return 0 };
         let mss = self.mss.max(1);
+        let reordering_seen = self.dsacks > 0 || self.reorder_events > 0;
+        let deadline = now - self.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - self.reo_wnd_ns();
         let mut lost = 0u64;
-        for (s, e) in self.scoreboard.holes(self.una) {
-            if self.scoreboard.is_lost(s, mss) && !self.retransmitted(s, e) {
-                lost += e.distance_from(s) as u64;
+        for (hs, he) in self.scoreboard.holes(self.una) {
+            if he > high {
+                break;
+            }
+            let dupthresh = !reordering_seen && self.scoreboard.is_lost(hs, mss);
+            for seg in self.outstanding.iter().skip_while(|x| x.end <= hs) {
+                if seg.seq >= he {
+                    break;
+                }
+                if seg.retrans > 0 {
+                    continue;
+                }
+                if dupthresh || seg.ts_ns <= deadline {
+                    let (a, b) = (seg.seq.max(hs), seg.end.min(he));
+                    lost += b.distance_from(a).max(0) as u64;
+                }
             }
         }
-        unacked.saturating_sub(sacked + lost)
+        lost
     }
 
     fn retransmitted(&self, s: SeqNumber, e: SeqNumber) -> bool {
@@ -160,7 +195,7 @@ impl Sender {
         if len == 0 {
             return;
         }
-        let pipe_before = self.pipe();
+        let pipe_before = self.pipe(ts);
         if seq >= self.max {
             if seq > self.max {
                 // Bytes the capture point never saw: lost upstream or dropped by the capture.
@@ -179,6 +214,7 @@ impl Sender {
             self.note_order(seg);
             self.data_segments += 1;
             self.data_bytes += seg.payload_len as u64;
+            self.note_round(ts);
             if seg.payload_len > 0 && self.first_data_ns.is_none() {
                 self.first_data_ns = Some(ts);
             }
@@ -204,7 +240,11 @@ impl Sender {
         notes.retrans_of = orig_frame;
         if !self.in_recovery {
             self.in_recovery = true;
-            let in_slow_start = self.recoveries.is_empty();
+            // Slow start doubles the flight each round; congestion avoidance adds one
+            // segment (RFC 5681 §3.1). A loss after ≥ 1.5× growth in one round ended a
+            // slow start.
+            let prev_round = self.rounds.iter().rev().nth(1).copied().unwrap_or(0);
+            let in_slow_start = self.recoveries.is_empty() && prev_round > 0 && pipe_before * 2 >= prev_round * 3;
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
@@ -222,6 +262,21 @@ impl Sender {
             seq, end, frame, orig_frame, ts_ns: ts, kind, tsval, proven: Evidence::None, recovery: rec,
         });
         self.last_send_ns = ts;
+    }
+
+    /// Tracks the highest flight per round trip (SRTT-long buckets).
+    fn note_round(&mut self, ts: i64) {
+        let flight = self.unacked();
+        self.round_max = self.round_max.max(flight);
+        let srtt = self.rtt.srtt_ns.unwrap_or(i64::MAX);
+        if ts - self.round_start >= srtt {
+            if self.rounds.len() == 4 {
+                self.rounds.pop_front();
+            }
+            self.rounds.push_back(self.round_max);
+            self.round_start = ts;
+            self.round_max = flight;
+        }
     }
 
     fn note_order(&mut self, seg: &TcpSegment) {

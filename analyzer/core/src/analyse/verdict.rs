@@ -57,6 +57,8 @@ pub struct FlowVerdict {
 const MIN_SEGMENTS: u64 = 20;
 /// A limit state must cover this share of the busy time to be a finding.
 const MIN_SHARE: f64 = 0.25;
+/// Windows at or above this are autotuning ceilings rather than a static SO_RCVBUF.
+const STATIC_RWND_MAX: u64 = 4 << 20;
 /// RTT inflation (smoothed ÷ minimum) that shows a standing bottleneck queue.
 const QUEUE_INFLATION: f64 = 1.5;
 
@@ -122,9 +124,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
     let rwnd = fs.rwnd_max[dd];
     let ceiling = |w: u64| Value::Text(mbit(w as f64 * 8.0 / rtt_s.max(1e-9)));
     if s.zero_windows > 0 && share(LimitState::ZeroWindow) > 0.05 {
+        // A closed window is the cause of the rwnd limit around it: rank it first.
         f.push(Finding {
             id: "zero_window_stall",
-            share: share(LimitState::ZeroWindow) + share(LimitState::Rwnd) * 0.5,
+            share: rwnd_share.max(share(LimitState::ZeroWindow)) + 0.01,
             frames: vec![lim.first_frame[LimitState::ZeroWindow as usize]],
             values: vec![
                 ("count", Value::Int(s.zero_windows as i64)),
@@ -137,7 +140,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
         let frames = vec![lim.first_frame[LimitState::Rwnd as usize]];
         let base = vec![("rwnd", Value::Int(rwnd as i64)), ("rtt_ms", rtt_ms.clone()), ("ceiling", ceiling(rwnd))];
         let wscale_off = summary.wscale_in_effect() == Some(false);
-        let fixed = fs.rwnd_min[dd].is_some_and(|m| m as f64 >= 0.9 * rwnd as f64);
+        // A static SO_RCVBUF: the window reached its maximum early (the kernel's first
+        // ramp) and never grew again while the sender kept it full.
+        let transfer = (end - start).max(1);
+        let fixed = fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
         let (id, mut values) = if wscale_off && rwnd <= 65_535 {
             let who = match (summary.sides[0].syn.wscale, summary.sides[1].syn.wscale) {
                 (None, None) => "neither SYN offered it",
@@ -154,6 +160,14 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
         values.push(("share", Value::Num(100.0 * rwnd_share)));
         f.push(Finding { id, share: rwnd_share, frames, values });
     }
+
+    // A standing queue (RTT well above its minimum) means the bottleneck is full: losses
+    // there are its tail drops, not the cause of the slowness.
+    let inflation = match (s.rtt.srtt_ns, s.rtt.min_ns) {
+        (Some(a), Some(b)) if b > 0 => a as f64 / b as f64,
+        _ => 1.0,
+    };
+    let queue_full = inflation >= QUEUE_INFLATION;
 
     // Retransmissions: spurious ones point at reordering, genuine ones at loss.
     let genuine = s.retrans_segments.saturating_sub(s.spurious);
@@ -193,7 +207,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
         if !overshoot_only && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
             f.push(Finding {
                 id: "loss_limited",
-                share: loss_share,
+                share: if queue_full { loss_share.min(0.2) } else { loss_share },
                 frames: s.retransmission_log().filter(|r| r.proven as u8 == 0).take(3).map(|r| r.frame).collect(),
                 values: vec![
                     ("loss_pct", Value::Num(100.0 * p)),
@@ -230,15 +244,11 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             ],
         });
     }
-    if share(LimitState::Cwnd) >= MIN_SHARE && f.iter().all(|x| x.id != "loss_limited") {
-        let inflation = match (s.rtt.srtt_ns, s.rtt.min_ns) {
-            (Some(a), Some(b)) if b > 0 => a as f64 / b as f64,
-            _ => 1.0,
-        };
-        if inflation >= QUEUE_INFLATION {
+    if share(LimitState::Cwnd) >= MIN_SHARE {
+        if queue_full {
             f.push(Finding {
                 id: "bandwidth_limited",
-                share: share(LimitState::Cwnd),
+                share: share(LimitState::Cwnd) + share(LimitState::Recovery),
                 frames: vec![lim.first_frame[LimitState::Cwnd as usize]],
                 values: vec![
                     ("throughput", Value::Text(mbit(goodput))),
