@@ -31,6 +31,9 @@ pub struct FlowState {
     pub handshake: HandshakeTimes,
     /// ACK→data and data→ACK delays, for the vantage point without a handshake.
     pub delays: super::vantage::DelayStats,
+    /// The last new data of each direction was not a whole number of segments: the
+    /// sender's queue ran dry there (a write ended).
+    write_ended: [bool; 2],
     pub first_ts: i64,
     pub last_ts: i64,
     pub packets: u64,
@@ -53,15 +56,18 @@ impl FlowState {
             l.charge(ts);
         }
         self.handshake.on_segment(seg.flags, d, ts);
+        if let Some(hints) = self.handshake.ack_to_data_ns() {
+            for (side, hint) in hints.into_iter().enumerate() {
+                self.senders[side].a2d_hint_ns.get_or_insert(hint);
+            }
+        }
         self.delays.on_segment(seg, d, ts);
         if syn && self.syn_wscale[d].is_none() {
             self.syn_wscale[d] = Some(seg.options.wscale);
             if let Some(mss) = seg.options.mss {
                 // The peer's MSS option bounds what this side may send it (RFC 9293 §3.7.1).
-                let s = &mut self.senders[r];
-                if s.mss == 0 {
-                    s.mss = mss as u32;
-                }
+                // A cap, not the size: options (timestamps) come out of it.
+                self.senders[r].mss_option = Some(mss as u32);
             }
             // Either SYN being seen can settle the scaling of both sides.
             for side in 0..2 {
@@ -76,6 +82,7 @@ impl FlowState {
         // The window this packet advertises limits the other direction's sender.
         let (rwnd, basis) = self.scaling_of(d).rwnd(seg.window, syn);
         if seg.flags & flags::RST == 0 {
+            self.senders[r].note_rwnd(rwnd, ts);
             self.rwnd_for[r] = Some(rwnd);
             self.rwnd_basis[r] = Some(basis);
             self.last_window_raw[d] = seg.window;
@@ -97,6 +104,16 @@ impl FlowState {
         let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
         self.senders[d].on_data(seg, frame, ts, peer_rwnd, &mut notes);
 
+        if seg.payload_len > 0 && notes.retrans == super::notes::RetransKind::None && notes.reorder.is_none() {
+            // A gap that began with a partial segment is the application's: it had no more
+            // to send, wherever the capture point is (time shares only; notes stay causal).
+            if self.write_ended[d] {
+                self.limits[d].reassign_since_data(LimitState::App);
+            }
+            self.limits[d].data_seen();
+            let mss = self.senders[d].mss.max(1);
+            self.write_ended[d] = seg.payload_len % mss != 0 && seg.flags & flags::FIN == 0;
+        }
         let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;
         let dd = if carries_data { d } else { r };
         notes.data_dir = dd as u8;
@@ -116,12 +133,13 @@ impl FlowState {
         // The row's rwnd is the window that limits the row's flight.
         notes.rwnd = self.rwnd_for[dd].unwrap_or(0);
         notes.rwnd_basis = self.rwnd_basis[dd];
-        let s = &self.senders[dd];
-        notes.in_flight = s.pipe(ts);
-        notes.unacked = s.unacked();
-        notes.sacked = s.scoreboard.sacked_bytes() as u64;
-        let rwnd_dd = self.rwnd_for[dd];
-        let mss = s.mss.max(536) as u64;
+        let view = self.senders[dd].view(ts);
+        notes.in_flight = view.in_flight;
+        notes.unacked = view.unacked;
+        notes.sacked = view.sacked;
+        let rwnd_dd = view.rwnd.or(self.rwnd_for[dd]);
+        notes.rwnd = rwnd_dd.unwrap_or(0);
+        let mss = self.senders[dd].mss.max(536) as u64;
         let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss > w);
         if carries_data && dd == d && seg.payload_len > 0 {
             if let Some(w) = rwnd_dd {
@@ -142,7 +160,8 @@ impl FlowState {
         }
         notes.cwnd = self.cwnd[dd].value;
         notes.cwnd_conf = self.cwnd[dd].confidence;
-        notes.limit = self.limits[dd].update(&self.senders[dd], &self.cwnd[dd], rwnd_dd, ts, frame);
+        let settled = self.senders[dd].settled_view(ts);
+        notes.limit = self.limits[dd].update(&self.senders[dd], &view, &settled, &self.cwnd[dd], rwnd_dd, ts, frame);
         if notes.limit == LimitState::Recovery && notes.retrans != super::notes::RetransKind::None {
             // Entering recovery reduces cwnd (RFC 5681 §3.2 / RFC 9438 §4.6).
             if self.senders[dd].recoveries.last().is_some_and(|r| r.start_frame == frame) {

@@ -21,6 +21,7 @@ struct Sent {
     end: SeqNumber,
     frame: u64,
     ts_ns: i64,
+    syn: bool,
     /// Times these bytes were sent again.
     retrans: u16,
     last_retrans_frame: u64,
@@ -61,14 +62,37 @@ pub struct Recovery {
 }
 
 const RETRANS_MEMORY: usize = 4096;
+/// Bound on pending timestamp echoes and state snapshots (about one round trip's worth).
+const ECHO_MEMORY: usize = 1 << 16;
+/// Below this ACK→data delay the capture point is at the sender: use the state as is.
+const AT_SENDER_NS: i64 = 1_000_000;
+
+#[derive(Debug, Clone, Copy)]
+struct Snapshot {
+    ts: i64,
+    una: SeqNumber,
+    sacked: u32,
+    rwnd: Option<u64>,
+}
+
+/// The sender's state as the capture point reconstructs it for "now".
+#[derive(Debug, Clone, Copy, Default)]
+pub struct View {
+    pub in_flight: u64,
+    pub unacked: u64,
+    pub sacked: u64,
+    pub rwnd: Option<u64>,
+}
 
 #[derive(Debug, Default)]
 pub struct Sender {
     pub started: bool,
     pub una: SeqNumber,
     pub max: SeqNumber,
-    /// Largest segment payload seen (or the peer's MSS option), for segment counts.
+    /// Segment size: the largest payload seen, capped by the peer's MSS option when it
+    /// was captured (TSO/GRO super-segments must not inflate it).
     pub mss: u32,
+    pub mss_option: Option<u32>,
     outstanding: VecDeque<Sent>,
     pub scoreboard: Scoreboard,
     retransmissions: VecDeque<RetransRecord>,
@@ -100,6 +124,20 @@ pub struct Sender {
     pub probes: u64,
     /// Time of the first new data segment.
     pub first_data_ns: Option<i64>,
+    /// The two halves of the round trip as seen from the capture point, measured by
+    /// timestamp echoes (RFC 7323 §4.3): data → the ACK echoing it, and an ACK → the data
+    /// echoing it. At the sender the second is ~0; at the receiver the first is.
+    pub d2a: RttEstimator,
+    pub a2d: RttEstimator,
+    /// From the handshake when timestamps are off: ACK → data delay at the capture point.
+    pub a2d_hint_ns: Option<i64>,
+    sent_tsvals: VecDeque<(u32, i64)>,
+    peer_tsvals: VecDeque<(u32, i64)>,
+    /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
+    /// sender, its state now is what the capture point saw one ACK→data delay ago.
+    history: VecDeque<Snapshot>,
+    /// The peer's latest window for this direction.
+    pub rwnd: Option<u64>,
     /// Highest flight in each of the last few round trips (slow-start detection).
     rounds: VecDeque<u64>,
     round_start: i64,
@@ -108,6 +146,21 @@ pub struct Sender {
 
 fn ts_older(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
+}
+
+/// Pops TSvals up to `ecr` and returns when `ecr` itself was first seen, if it was.
+fn take_echo(pending: &mut VecDeque<(u32, i64)>, ecr: u32) -> Option<i64> {
+    let mut found = None;
+    while let Some(&(v, t)) = pending.front() {
+        if ts_older(ecr, v) {
+            break;
+        }
+        if v == ecr {
+            found = Some(t);
+        }
+        pending.pop_front();
+    }
+    found
 }
 
 impl Sender {
@@ -184,7 +237,7 @@ impl Sender {
         let seq = SeqNumber(seg.seq);
         let end = seq + len;
         let tsval = seg.options.timestamps.map(|t| t.0);
-        if seg.payload_len > self.mss {
+        if seg.payload_len > self.mss && self.mss_option.map_or(true, |o| seg.payload_len <= o) {
             self.mss = seg.payload_len;
         }
         if !self.started {
@@ -195,6 +248,7 @@ impl Sender {
         if len == 0 {
             return;
         }
+        self.note_echoes_on_data(seg, ts);
         let pipe_before = self.pipe(ts);
         if seq >= self.max {
             if seq > self.max {
@@ -208,13 +262,13 @@ impl Sender {
                 self.probes += 1;
             }
             self.outstanding.push_back(Sent {
-                seq, end, frame, ts_ns: ts, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
+                seq, end, frame, ts_ns: ts, syn, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
             });
             self.max = end;
             self.note_order(seg);
             self.data_segments += 1;
             self.data_bytes += seg.payload_len as u64;
-            self.note_round(ts);
+            self.note_round(ts, seg.payload_len);
             if seg.payload_len > 0 && self.first_data_ns.is_none() {
                 self.first_data_ns = Some(ts);
             }
@@ -240,11 +294,12 @@ impl Sender {
         notes.retrans_of = orig_frame;
         if !self.in_recovery {
             self.in_recovery = true;
-            // Slow start doubles the flight each round; congestion avoidance adds one
-            // segment (RFC 5681 §3.1). A loss after ≥ 1.5× growth in one round ended a
-            // slow start.
-            let prev_round = self.rounds.iter().rev().nth(1).copied().unwrap_or(0);
-            let in_slow_start = self.recoveries.is_empty() && prev_round > 0 && pipe_before * 2 >= prev_round * 3;
+            // Slow start doubles what is sent each round; congestion avoidance adds one
+            // segment (RFC 5681 §3.1). A loss after ≥ 1.5× growth between the last two
+            // rounds ended a slow start.
+            let mut last = self.rounds.iter().rev();
+            let (r1, r2) = (last.next().copied().unwrap_or(0), last.next().copied().unwrap_or(0));
+            let in_slow_start = self.recoveries.is_empty() && r2 > 0 && r1 * 2 >= r2 * 3;
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
@@ -264,10 +319,93 @@ impl Sender {
         self.last_send_ns = ts;
     }
 
-    /// Tracks the highest flight per round trip (SRTT-long buckets).
-    fn note_round(&mut self, ts: i64) {
-        let flight = self.unacked();
-        self.round_max = self.round_max.max(flight);
+    fn note_echoes_on_data(&mut self, seg: &TcpSegment, ts: i64) {
+        let Some((val, ecr)) = seg.options.timestamps else { return };
+        if self.sent_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+            if self.sent_tsvals.len() == ECHO_MEMORY {
+                self.sent_tsvals.pop_front();
+            }
+            self.sent_tsvals.push_back((val, ts));
+        }
+        if let Some(t) = take_echo(&mut self.peer_tsvals, ecr) {
+            self.a2d.sample(ts - t);
+        }
+    }
+
+    fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
+        let Some((val, ecr)) = seg.options.timestamps else { return };
+        if let Some(t) = take_echo(&mut self.sent_tsvals, ecr) {
+            self.d2a.sample(ts - t);
+        }
+        if self.peer_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+            if self.peer_tsvals.len() == ECHO_MEMORY {
+                self.peer_tsvals.pop_front();
+            }
+            self.peer_tsvals.push_back((val, ts));
+        }
+    }
+
+    /// ACK → data delay at the capture point (0 at the sender).
+    pub fn a2d_ns(&self) -> i64 {
+        self.a2d.srtt_ns.or(self.a2d_hint_ns).unwrap_or(0).max(0)
+    }
+
+    /// The peer advertised a new window for this direction.
+    pub fn note_rwnd(&mut self, rwnd: u64, ts: i64) {
+        self.rwnd = Some(rwnd);
+        self.snapshot(ts);
+    }
+
+    fn snapshot(&mut self, ts: i64) {
+        let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
+        if self.history.len() == ECHO_MEMORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(snap);
+    }
+
+    /// The sender's flight, unacked bytes and window as they stand for a segment seen
+    /// now. At the sender that is the state as is; elsewhere the sender acts on ACKs the
+    /// capture point saw one ACK→data delay earlier.
+    pub fn view(&mut self, now: i64) -> View {
+        self.view_lagged(now, self.a2d_ns())
+    }
+
+    /// The state once every ACK seen so far has reached the sender.
+    pub fn settled_view(&mut self, now: i64) -> View {
+        self.view_lagged(now, 0)
+    }
+
+    fn view_lagged(&mut self, now: i64, lag: i64) -> View {
+        if lag < AT_SENDER_NS || !self.started {
+            let unacked = self.unacked();
+            return View {
+                in_flight: self.pipe(now),
+                unacked,
+                sacked: self.scoreboard.sacked_bytes() as u64,
+                rwnd: self.rwnd,
+            };
+        }
+        let then = now - lag;
+        while self.history.len() > 1 && self.history[1].ts <= then {
+            self.history.pop_front();
+        }
+        let snap = match self.history.front() {
+            Some(s) if s.ts <= then => *s,
+            _ => Snapshot { ts: then, una: self.una, sacked: 0, rwnd: None },
+        };
+        let unacked = self.max.distance_from(snap.una).max(0) as u64;
+        View {
+            in_flight: unacked.saturating_sub(snap.sacked as u64),
+            unacked,
+            sacked: snap.sacked as u64,
+            rwnd: snap.rwnd.or(self.rwnd),
+        }
+    }
+
+    /// Counts new data per round trip (SRTT-long buckets): it doubles each round in slow
+    /// start and grows by one segment in congestion avoidance, seen from any vantage.
+    fn note_round(&mut self, ts: i64, bytes: u32) {
         let srtt = self.rtt.srtt_ns.unwrap_or(i64::MAX);
         if ts - self.round_start >= srtt {
             if self.rounds.len() == 4 {
@@ -275,8 +413,9 @@ impl Sender {
             }
             self.rounds.push_back(self.round_max);
             self.round_start = ts;
-            self.round_max = flight;
+            self.round_max = 0;
         }
+        self.round_max += bytes as u64;
     }
 
     fn note_order(&mut self, seg: &TcpSegment) {
@@ -364,6 +503,7 @@ impl Sender {
         if seg.flags & flags::ACK == 0 || !self.started {
             return;
         }
+        self.note_echoes_on_ack(seg, ts);
         let ack = SeqNumber(seg.ack);
         let blocks = seg.options.sack_blocks();
         let mut sack_blocks = blocks;
@@ -402,6 +542,9 @@ impl Sender {
         }
         self.last_ack_window = seg.window;
         self.last_ack_ns = ts;
+        if advanced || new_sack {
+            self.snapshot(ts);
+        }
     }
 
     fn advance(&mut self, ack: SeqNumber, ts: i64, seg: &TcpSegment, notes: &mut PacketNotes) {
@@ -431,9 +574,11 @@ impl Sender {
                 break;
             }
             let s = self.outstanding.pop_front().unwrap();
-            if s.retrans == 0 {
+            let lag_known = self.a2d.samples > 0 || self.a2d_hint_ns.is_some();
+            if s.retrans == 0 && (lag_known || !s.syn) {
                 // Karn (RFC 6298 §3): time only never-retransmitted segments; the last one
-                // this ACK covers gives the sample.
+                // this ACK covers gives the sample. A SYN answered before the handshake
+                // shows where we are is skipped: away from the sender it is a part-RTT.
                 rtt_sample = Some(ts - s.ts_ns);
             } else if let (Some(ecr), Some(rtv)) = (tsecr, s.last_retrans_tsval) {
                 // Eifel (RFC 3522 §3.2): the ACK echoes a timestamp older than the
@@ -444,6 +589,8 @@ impl Sender {
             }
         }
         if let Some(r) = rtt_sample {
+            // The capture point sees data → ACK; the rest of the loop is ACK → data.
+            let r = r + self.a2d_ns();
             self.rtt.sample(r);
             notes.rtt_ns = Some(r);
         }

@@ -187,11 +187,17 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             ],
         });
     }
+    // The first slow start ended in a burst of losses; when that burst holds most of the
+    // genuine losses, it — not a lossy path — explains them.
+    let mut overshoot_explains_losses = false;
     if let Some(first) = s.recoveries.first() {
+        let genuine_first = first.retransmissions.saturating_sub(first.spurious) as u64;
         if first.in_slow_start && first.retransmissions >= 4 && first.spurious * 2 < first.retransmissions {
+            overshoot_explains_losses = genuine_first * 10 >= genuine * 7;
+            let explained = if overshoot_explains_losses { loss_share + 0.01 } else { share(LimitState::Recovery) };
             f.push(Finding {
                 id: "slow_start_overshoot",
-                share: share(LimitState::Recovery).max(0.26),
+                share: explained.max(MIN_SHARE + 0.01),
                 frames: vec![first.start_frame],
                 values: vec![
                     ("lost", Value::Int(first.retransmissions as i64)),
@@ -203,8 +209,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
     if genuine > 0 && s.data_segments > 0 {
         let p = genuine as f64 / s.data_segments as f64;
         let mathis = (mss as f64 * 8.0 / rtt_s.max(1e-9)) * 1.22 / p.sqrt();
-        let overshoot_only = s.recoveries.len() <= 1 && f.iter().any(|x| x.id == "slow_start_overshoot");
-        if !overshoot_only && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
+        if !overshoot_explains_losses && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
             f.push(Finding {
                 id: "loss_limited",
                 share: if queue_full { loss_share.min(0.2) } else { loss_share },
