@@ -131,6 +131,9 @@ pub struct Sender {
     pub a2d: RttEstimator,
     /// From the handshake when timestamps are off: ACK → data delay at the capture point.
     pub a2d_hint_ns: Option<i64>,
+    /// The last ACK→data samples (ring) for a robust minimum.
+    a2d_recent: [Option<i64>; 32],
+    a2d_next: usize,
     sent_tsvals: VecDeque<(u32, i64)>,
     peer_tsvals: VecDeque<(u32, i64)>,
     /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
@@ -329,6 +332,8 @@ impl Sender {
         }
         if let Some(t) = take_echo(&mut self.peer_tsvals, ecr) {
             self.a2d.sample(ts - t);
+            self.a2d_recent[self.a2d_next] = Some(ts - t);
+            self.a2d_next = (self.a2d_next + 1) % self.a2d_recent.len();
         }
     }
 
@@ -347,7 +352,11 @@ impl Sender {
 
     /// ACK → data delay at the capture point (0 at the sender).
     pub fn a2d_ns(&self) -> i64 {
-        self.a2d.srtt_ns.or(self.a2d_hint_ns).unwrap_or(0).max(0)
+        // A data segment may echo an older ACK (TS.Recent does not move on out-of-order
+        // data, RFC 7323 §4.3), which only inflates samples: take the minimum of the
+        // recent ones, which still follows a growing queue.
+        let recent = self.a2d_recent.iter().flatten().copied().min();
+        recent.or(self.a2d_hint_ns).unwrap_or(0).max(0)
     }
 
     /// The peer advertised a new window for this direction.
