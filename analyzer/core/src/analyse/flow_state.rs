@@ -100,7 +100,15 @@ impl FlowState {
             self.senders[r].zero_windows += 1;
         }
 
+        let recovering = self.senders[r].in_recovery();
         self.senders[r].on_ack(seg, frame, ts, &mut notes);
+        if recovering && !self.senders[r].in_recovery() {
+            // Recovery over: cwnd = ssthresh = β·cwnd at its start (RFC 9438 §4.6, β = 0.7
+            // for CUBIC), or restored when it was undone as spurious (RFC 3708).
+            if let Some(rec) = self.senders[r].recoveries.last() {
+                self.cwnd[r].on_recovery_end(rec.flight_before, rec.spurious > 0 && rec.spurious == rec.retransmissions);
+            }
+        }
         let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
         self.senders[d].on_data(seg, frame, ts, peer_rwnd, &mut notes);
 
@@ -134,6 +142,7 @@ impl FlowState {
         notes.rwnd = self.rwnd_for[dd].unwrap_or(0);
         notes.rwnd_basis = self.rwnd_basis[dd];
         let view = self.senders[dd].view(ts);
+        let view_at_sender = self.senders[dd].a2d_ns() < 1_000_000;
         notes.in_flight = view.in_flight;
         notes.unacked = view.unacked;
         notes.sacked = view.sacked;
@@ -158,16 +167,15 @@ impl FlowState {
                 self.limits[dd].on_flight_sample(self.cwnd[dd].value, ts);
             }
         }
+        // cwnd is never below what is in flight; in recovery PRR (RFC 6937) keeps it at
+        // the flight as it walks down to ssthresh.
+        if view_at_sender {
+            self.cwnd[dd].floor(notes.in_flight, self.senders[dd].in_recovery());
+        }
         notes.cwnd = self.cwnd[dd].value;
         notes.cwnd_conf = self.cwnd[dd].confidence;
         let settled = self.senders[dd].settled_view(ts);
         notes.limit = self.limits[dd].update(&self.senders[dd], &view, &settled, &self.cwnd[dd], rwnd_dd, ts, frame);
-        if notes.limit == LimitState::Recovery && notes.retrans != super::notes::RetransKind::None {
-            // Entering recovery reduces cwnd (RFC 5681 §3.2 / RFC 9438 §4.6).
-            if self.senders[dd].recoveries.last().is_some_and(|r| r.start_frame == frame) {
-                self.cwnd[dd].on_recovery(0.7);
-            }
-        }
         notes
     }
 
