@@ -140,7 +140,17 @@ def tcpdump(out: Path, nanos: bool) -> Iterator[list[TcpdumpStats]]:
     try:
         yield stats
     finally:
-        time.sleep(1.5)  # > tcpdump's 1 s buffer timeout: TPACKET_V3 hands over partial blocks
+        # Stop only once tcpdump has written everything: its buffer timeout is 1 s (TPACKET_V3
+        # hands over partial blocks after it) and it may lag behind on a busy disk. Packets left
+        # in the ring at SIGINT are counted as received but never written.
+        size, still = -1, 0.0
+        for _ in range(300):
+            time.sleep(0.5)
+            now = out.stat().st_size if out.exists() else 0
+            still = still + 0.5 if now == size else 0.0
+            size = now
+            if still >= 2.0:
+                break
         p.send_signal(signal.SIGINT)
         err = p.stderr.read()
         p.wait(timeout=60)
@@ -191,7 +201,8 @@ def capture_bulk(out: Path, nflows: int, target: int, rate_mbit: int, seed: int,
     """Capture the plan's flows; retried at half the rate while tcpdump drops packets."""
     for attempt in range(3):
         res = _capture_bulk_once(out, nflows, target, rate_mbit, seed, nanos)
-        if res["tcpdump"]["dropped_kernel"] == 0 and res["tcpdump"]["captured"] >= target:
+        st = res["tcpdump"]
+        if st["dropped_kernel"] == 0 and st["received"] == st["captured"] >= target:
             break
         log(f"  tcpdump: {res['tcpdump']} (target {target:,} packets); retrying at {rate_mbit // 2} Mbit/s")
         rate_mbit //= 2
@@ -396,8 +407,8 @@ def build(name: str, recipe: str, params: dict, how: str, fn) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--huge", action="store_true", help="also build huge.pcap (multi-GB)")
-    ap.add_argument("--huge-copies", type=int, default=40,
-                    help="sequential copies of bulk-1m in huge.pcap (default 40: ~4 GB)")
+    ap.add_argument("--huge-copies", type=int, default=24,
+                    help="sequential copies of bulk-1m in huge.pcap (default 24: ~4 GB, ~28M packets)")
     ap.add_argument("--rate-mbit", type=int, default=800,
                     help="tbf rate on each veth egress (default 800; halved on tcpdump drops)")
     ap.add_argument("--b-method", choices=["capture", "replicate"], default="capture",
