@@ -397,9 +397,12 @@ def build(name: str, recipe: str, params: dict, how: str, fn) -> dict:
     log(f"building {name} ({recipe}) ...")
     tmp = dest.with_name(dest.stem + ".tmp" + dest.suffix)
     t = time.monotonic()
-    extra = fn(tmp)
-    extra["build_s"] = round(time.monotonic() - t, 1)
-    meta = finish(tmp, dest, recipe, params, how, extra)
+    try:
+        extra = fn(tmp)
+        extra["build_s"] = round(time.monotonic() - t, 1)
+        meta = finish(tmp, dest, recipe, params, how, extra)
+    finally:
+        tmp.unlink(missing_ok=True)
     report(meta, False)
     return meta
 
