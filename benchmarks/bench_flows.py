@@ -26,6 +26,7 @@ import os
 import platform
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -128,12 +129,13 @@ def time_once(argv: list[str], timeout: float, gnu_time: bool) -> tuple[Run, str
         la = load1()
         t0 = time.perf_counter()
         with open(ofile, "wb") as out:
-            p = subprocess.Popen(full, stdout=out, stderr=subprocess.PIPE)
+            # Own process group, so a timeout ends the tool and not only GNU time.
+            p = subprocess.Popen(full, stdout=out, stderr=subprocess.PIPE, start_new_session=True)
             try:
                 _, err = p.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
-                p.kill()
-                _, err = p.communicate()
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate()
                 raise
             wall = time.perf_counter() - t0
         if gnu_time and tfile.exists():
