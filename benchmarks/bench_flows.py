@@ -385,6 +385,8 @@ def main() -> None:
     }
     out = args.out or (DATA / "flows-quick.json" if args.quick
                        else RESULTS / f"flows-{started:%Y-%m-%d}.json")
+    if out.exists() and not args.out and not args.quick:  # a second run the same day
+        out = RESULTS / f"flows-{started:%Y-%m-%d-%H%M%S}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"\nJSON: {out}", file=sys.stderr)
