@@ -149,7 +149,7 @@ impl FlowState {
         let rwnd_dd = view.rwnd.or(self.rwnd_for[dd]);
         notes.rwnd = rwnd_dd.unwrap_or(0);
         let mss = self.senders[dd].mss.max(536) as u64;
-        let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss > w);
+        let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss >= w);
         if carries_data && dd == d && seg.payload_len > 0 {
             if let Some(w) = rwnd_dd {
                 // Same idea as Wireshark tcp.analysis.window_full: this segment used the
