@@ -300,6 +300,7 @@ fn analysis_columns(py: Python<'_>, d: &Bound<'_, PyDict>, c: AnalysisColumns) -
     d.set_item("zero_window_probe", PyArray1::from_vec(py, c.zero_window_probe))?;
     d.set_item("window_full", PyArray1::from_vec(py, c.window_full))?;
     d.set_item("keepalive", PyArray1::from_vec(py, c.keepalive))?;
+    d.set_item("duplicate", PyArray1::from_vec(py, c.duplicate))?;
     d.set_item("rtt_ns", PyArray1::from_vec(py, c.rtt_ns))?;
     Ok(())
 }

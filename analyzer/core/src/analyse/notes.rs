@@ -149,5 +149,7 @@ pub struct PacketNotes {
     pub zero_window_probe: bool,
     pub window_full: bool,
     pub keepalive: bool,
+    /// The same packet seen again (same bytes, same IPv4 ID).
+    pub duplicate: bool,
     pub rtt_ns: Option<i64>,
 }

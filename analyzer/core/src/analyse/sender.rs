@@ -62,6 +62,8 @@ pub struct Recovery {
 }
 
 const RETRANS_MEMORY: usize = 4096;
+/// Recent (seq, end, IPv4 ID) triples, for telling duplicates from retransmissions.
+const RECENT_MEMORY: usize = 64;
 /// Bound on pending timestamp echoes and state snapshots (about one round trip's worth).
 const ECHO_MEMORY: usize = 1 << 16;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
@@ -143,6 +145,9 @@ pub struct Sender {
     pub rwnd: Option<u64>,
     /// Highest flight in each of the last few round trips (slow-start detection).
     rounds: VecDeque<u64>,
+    recent: VecDeque<(SeqNumber, SeqNumber, u16)>,
+    /// The byte zero-window probes carry.
+    probe_seq: Option<SeqNumber>,
     round_start: i64,
     round_max: u64,
 }
@@ -249,10 +254,33 @@ impl Sender {
             self.max = seq;
         }
         if len == 0 {
+            // A pure ACK's sequence number is the sender's SND.NXT: beyond SND.MAX it shows
+            // data sent but not captured (Wireshark: "previous segment not captured").
+            if seq > self.max && seg.flags & flags::RST == 0 {
+                let gap = seq.distance_from(self.max) as u32;
+                notes.lost_before = gap;
+                self.lost_before_bytes += gap as u64;
+                self.max = seq;
+            }
             return;
         }
         self.note_echoes_on_data(seg, ts);
         let pipe_before = self.pipe(ts);
+        // RFC 9293 §3.8.6.1: a one-byte probe at the window edge while the peer's window
+        // is zero; repeats of the same byte are probes too (Wireshark: ZeroWindowProbe).
+        if seg.payload_len == 1 && peer_rwnd == 0 && (seq == self.max || Some(seq) == self.probe_seq) {
+            // SND.MAX stays put: the probed byte is sent again as data once the window
+            // opens, and that is not a retransmission (same as Wireshark).
+            notes.zero_window_probe = true;
+            self.probes += 1;
+            self.probe_seq = Some(seq);
+            self.last_send_ns = ts;
+            return;
+        }
+        if self.is_duplicate(seq, end, seg) {
+            notes.duplicate = true;
+            return;
+        }
         if seq >= self.max {
             if seq > self.max {
                 // Bytes the capture point never saw: lost upstream or dropped by the capture.
@@ -260,10 +288,7 @@ impl Sender {
                 notes.lost_before = gap;
                 self.lost_before_bytes += gap as u64;
             }
-            if seg.payload_len == 1 && peer_rwnd == 0 && seq == self.max {
-                notes.zero_window_probe = true;
-                self.probes += 1;
-            }
+            self.remember(seq, end, seg);
             self.outstanding.push_back(Sent {
                 seq, end, frame, ts_ns: ts, syn, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
             });
@@ -279,7 +304,10 @@ impl Sender {
             return;
         }
         // Below SND.MAX: a keep-alive, a late original, or a retransmission.
-        if end <= self.una && seg.payload_len <= 1 && end.distance_from(self.una) >= -1 {
+        // Keep-alive (RFC 9293 §3.8.4): at most one byte, just below what is acknowledged
+        // or, as Wireshark tests, just below the highest byte sent.
+        let plain = seg.flags & (flags::SYN | flags::FIN | flags::RST) == 0;
+        if plain && seg.payload_len <= 1 && ((end <= self.una && end.distance_from(self.una) >= -1) || seq + 1 == self.max) {
             notes.keepalive = true;
             return;
         }
@@ -289,6 +317,7 @@ impl Sender {
             self.widen_reorder(notes.reorder.unwrap());
             return;
         }
+        self.remember(seq, end, seg);
         let kind = self.classify(seq, end, ts);
         let orig_frame = self.mark_retransmitted(seq, end, frame, tsval);
         self.retrans_segments += 1;
@@ -412,6 +441,22 @@ impl Sender {
         }
     }
 
+    /// The same bytes with the same IPv4 ID as a recent segment: one packet seen twice
+    /// (capture duplicates, switch mirroring), neither a retransmission nor reordering —
+    /// a retransmission is a new packet with a new ID.
+    fn is_duplicate(&self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) -> bool {
+        seg.ip_version == 4
+            && seg.ip_id != 0
+            && self.recent.iter().any(|&(s, e, id)| s == seq && e == end && id == seg.ip_id)
+    }
+
+    fn remember(&mut self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) {
+        if self.recent.len() == RECENT_MEMORY {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((seq, end, seg.ip_id));
+    }
+
     /// Counts new data per round trip (SRTT-long buckets): it doubles each round in slow
     /// start and grows by one segment in congestion avoidance, seen from any vantage.
     fn note_round(&mut self, ts: i64, bytes: u32) {
@@ -509,23 +554,26 @@ impl Sender {
 
     /// An ACK from the other side, acknowledging this direction's data.
     pub fn on_ack(&mut self, seg: &TcpSegment, frame: u64, ts: i64, notes: &mut PacketNotes) {
-        if seg.flags & flags::ACK == 0 || !self.started {
+        if seg.flags & flags::ACK == 0 {
             return;
         }
-        self.note_echoes_on_ack(seg, ts);
         let ack = SeqNumber(seg.ack);
         let blocks = seg.options.sack_blocks();
         let mut sack_blocks = blocks;
         if let Some((l, r)) = dsack(ack, blocks) {
+            // Reported whether or not this direction's data was captured.
             notes.dsack = true;
             self.dsacks += 1;
             self.prove(l, r, Evidence::Dsack, notes);
             sack_blocks = &blocks[1..];
         }
-        if ack > self.max {
-            // ACK for data we never saw (capture started mid-flight or dropped packets).
-            self.max = ack;
+        if !self.started {
+            return;
         }
+        self.note_echoes_on_ack(seg, ts);
+        // An ACK beyond SND.MAX covers data not captured (yet: TSO/GRO captures may show
+        // the ACK first). SND.MAX stays the highest byte *seen sent*, so that data is new
+        // when it shows up, as in Wireshark.
         let advanced = ack > self.una;
         if advanced {
             self.advance(ack, ts, seg, notes);
