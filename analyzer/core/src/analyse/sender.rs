@@ -135,6 +135,7 @@ pub struct Sender {
     pub a2d_hint_ns: Option<i64>,
     /// The last ACK→data samples (ring) for a robust minimum.
     a2d_recent: [Option<i64>; 32],
+    a2d_recent_min: Option<i64>,
     a2d_next: usize,
     sent_tsvals: VecDeque<(u32, i64)>,
     peer_tsvals: VecDeque<(u32, i64)>,
@@ -277,7 +278,8 @@ impl Sender {
             self.last_send_ns = ts;
             return;
         }
-        if self.is_duplicate(seq, end, seg) {
+        // Only data below SND.MAX can be a copy of a packet already seen.
+        if seq < self.max && self.is_duplicate(seq, end, seg) {
             notes.duplicate = true;
             return;
         }
@@ -363,6 +365,7 @@ impl Sender {
             self.a2d.sample(ts - t);
             self.a2d_recent[self.a2d_next] = Some(ts - t);
             self.a2d_next = (self.a2d_next + 1) % self.a2d_recent.len();
+            self.a2d_recent_min = self.a2d_recent.iter().flatten().copied().min();
         }
     }
 
@@ -384,8 +387,7 @@ impl Sender {
         // A data segment may echo an older ACK (TS.Recent does not move on out-of-order
         // data, RFC 7323 §4.3), which only inflates samples: take the minimum of the
         // recent ones, which still follows a growing queue.
-        let recent = self.a2d_recent.iter().flatten().copied().min();
-        recent.or(self.a2d_hint_ns).unwrap_or(0).max(0)
+        self.a2d_recent_min.or(self.a2d_hint_ns).unwrap_or(0).max(0)
     }
 
     /// The peer advertised a new window for this direction.
@@ -396,6 +398,11 @@ impl Sender {
 
     fn snapshot(&mut self, ts: i64) {
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
+        // Views look back one ACK→data delay: keep twice that (and a millisecond).
+        let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
+        while self.history.len() > 1 && self.history[1].ts < keep_from {
+            self.history.pop_front();
+        }
         if self.history.len() == ECHO_MEMORY {
             self.history.pop_front();
         }
