@@ -115,3 +115,26 @@ def test_parse_rate(text, bps):
 def test_parse_rate_refuses(text):
     with pytest.raises(ValueError):
         units.parse_rate(text)
+
+
+def test_progress_line_shows_how_far_the_reader_is(capsys, tmp_path):
+    import time
+
+    from tcpdiag.report.progress import Progress
+
+    p = tmp_path / "big.bin"
+    p.write_bytes(b"\0" * 1000)
+    with open(p, "rb") as f:
+        f.seek(500)
+        with Progress(str(p), "analysing", enabled=True):
+            time.sleep(0.6)
+    err = capsys.readouterr().err
+    assert "analysing [" in err and "50%" in err
+
+
+def test_progress_is_off_when_stderr_is_not_a_terminal(capsys, tmp_path):
+    from tcpdiag.report.progress import Progress
+
+    p = tmp_path / "small.bin"
+    p.write_bytes(b"\0")
+    assert not Progress(str(p), "analysing").enabled

@@ -40,7 +40,8 @@ def _part(kind: str, rows: pd.DataFrame, related: np.ndarray | None, detail: lis
 
 def _bases(df: pd.DataFrame, a: "Analysis") -> dict[int, int]:
     """Each flow's first sequence number in its data direction (the SYN's when captured)."""
-    fwd = df[df["dir"].to_numpy() == np.array([a.verdicts[int(s)].data_dir for s in df["stream"]], dtype=np.uint8)]
+    data_dir = df["stream"].map({s: v.data_dir for s, v in a.verdicts.items()}).to_numpy()
+    fwd = df[df["dir"].to_numpy() == data_dir]
     syn = fwd[(fwd["flags"].to_numpy() & 2) != 0].drop_duplicates("stream")
     first = fwd.drop_duplicates("stream")
     out = dict(zip(first["stream"].astype(int), first["seq_raw"].astype(int)))

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def figures(a: "Analysis", stream: int, kinds=plots.KINDS, ceiling_bps: float | None = None) -> dict[str, "go.Figure"]:
     fp = flow_packets(a, stream)
-    s = series_mod.build(a, stream, fp=fp)
+    s = series_mod.build(a, stream)
     facts = a.verdicts[stream].facts
     make = {
         "sequence": lambda: plots.sequence(fp),

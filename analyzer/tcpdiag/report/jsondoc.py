@@ -90,5 +90,9 @@ def document(reports: list[FlowReport], *, capture: str, stats: dict[str, Any], 
 
 
 def write(doc: dict[str, Any], out: IO[str]) -> None:
-    json.dump(doc, out, indent=1, ensure_ascii=False)
-    out.write("\n")
+    """One flow per line: greppable, and json's C encoder only runs without indentation
+    (an indented dump of 20,000 flows took 10 s; this takes under one)."""
+    head = json.dumps({k: v for k, v in doc.items() if k != "flows"}, ensure_ascii=False)
+    out.write(head[:-1] + ', "flows": [\n')
+    out.write(",\n".join(json.dumps(f, ensure_ascii=False) for f in doc["flows"]))
+    out.write("\n]}\n")

@@ -88,13 +88,6 @@ class FlowPackets:
     base: int                # the data direction's first raw sequence number
 
 
-def by_stream(a: "Analysis") -> tuple[dict[int, pd.DataFrame], dict[int, pd.DataFrame]]:
-    """Packets and SACK blocks split per flow in one pass (for tables over every flow)."""
-    df, s = packets(a), sack_table(a)
-    return ({int(k): g for k, g in df.groupby("stream", sort=False)},
-            {int(k): g for k, g in s.groupby("stream", sort=False)})
-
-
 def flow_packets(a: "Analysis", stream: int, rows: pd.DataFrame | None = None,
                  sack: pd.DataFrame | None = None) -> FlowPackets:
     """One flow's packets; `rows`/`sack` are that flow's slices when the caller has them."""
