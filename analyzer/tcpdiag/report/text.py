@@ -6,7 +6,6 @@ as Wireshark display filters so they can be pasted straight into the filter bar.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import IO
 
 from tcpdiag.report import units
@@ -52,10 +51,6 @@ def shares_line(r: FlowReport) -> str:
     return ", ".join(parts) if parts else "no busy time measured"
 
 
-def when(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
 def flow_block(r: FlowReport, s: Style) -> list[str]:
     p, f = r.primary, r.facts
     head = f"#{r.rank}  flow {r.stream}  {r.sender} → {r.receiver}"
@@ -97,7 +92,3 @@ def render(reports: list[FlowReport], out: IO[str], *, capture: str, colour: boo
         out.write(s.dim(f"{hidden} short flow{'s' if hidden != 1 else ''} hidden (less data than --min-bytes); "
                         "--all shows them\n"))
 
-
-def one_line(r: FlowReport) -> str:
-    """flow N  sender → receiver  verdict: message (for Analysis.report summaries)."""
-    return f"flow {r.stream}  {r.sender} → {r.receiver}  {r.primary.id}: {r.primary.message}"
