@@ -12,6 +12,7 @@ from typing import Any
 
 from tcpdiag import _native, tables
 from tcpdiag.catalogue import FINDINGS
+from tcpdiag.report.mixin import ReportMixin
 
 #: Limit-state codes of the `limit` column (analyse::notes::LimitState).
 LIMIT_STATES = ["unknown", "rwnd", "zero_window", "recovery", "cwnd", "sndbuf", "app", "idle"]
@@ -97,7 +98,7 @@ class FlowVerdict:
         return cls(d["stream"], d["data_dir"], d["vantage"], dict(d["shares"]), findings, facts)
 
 
-class Analysis:
+class Analysis(ReportMixin):
     """The diagnosis of one capture (see `tcpdiag.analyze`)."""
 
     def __init__(self, path: str, *, vantage: str | None = None, errors: str = "raise") -> None:

@@ -42,7 +42,7 @@ def boundary(fn):
             sys.exit(0)
         except KeyboardInterrupt:
             _fail("interrupted", EXIT_INTERRUPTED)
-        except click.exceptions.Exit:
+        except (click.exceptions.Exit, click.ClickException):
             raise
         except OSError as e:
             _fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}", EXIT_OUTPUT)
@@ -141,4 +141,11 @@ def packets(capture: str, fmt: str, output: str, analysis: bool) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Run the importable instance of this module: commands defined elsewhere register there.
+    from tcpdiag.cli import main as _main
+
+    _main()
+else:
+    from tcpdiag.cli_analyze import analyze  # uses the helpers above
+
+    main.add_command(analyze)

@@ -302,6 +302,9 @@ fn analysis_columns(py: Python<'_>, d: &Bound<'_, PyDict>, c: AnalysisColumns) -
     d.set_item("keepalive", PyArray1::from_vec(py, c.keepalive))?;
     d.set_item("duplicate", PyArray1::from_vec(py, c.duplicate))?;
     d.set_item("rtt_ns", PyArray1::from_vec(py, c.rtt_ns))?;
+    d.set_item("sack_row", PyArray1::from_vec(py, c.sack_row))?;
+    d.set_item("sack_left", PyArray1::from_vec(py, c.sack_left))?;
+    d.set_item("sack_right", PyArray1::from_vec(py, c.sack_right))?;
     Ok(())
 }
 

@@ -47,6 +47,11 @@ pub struct AnalysisColumns {
     pub duplicate: Vec<bool>,
     /// RTT sample carried by this ACK, −1 if none.
     pub rtt_ns: Vec<i64>,
+    /// SACK blocks as a side table (most rows carry none): row index in this chunk and the
+    /// raw edges, in the order the option lists them (the first may be a DSACK).
+    pub sack_row: Vec<u32>,
+    pub sack_left: Vec<u32>,
+    pub sack_right: Vec<u32>,
 }
 
 impl AnalysisColumns {
@@ -88,5 +93,11 @@ impl NotesSink for AnalysisColumns {
         self.keepalive.push(n.keepalive);
         self.duplicate.push(n.duplicate);
         self.rtt_ns.push(n.rtt_ns.unwrap_or(-1));
+        let row = self.rtt_ns.len() as u32 - 1;
+        for &(left, right) in seg.options.sack_blocks() {
+            self.sack_row.push(row);
+            self.sack_left.push(left);
+            self.sack_right.push(right);
+        }
     }
 }
