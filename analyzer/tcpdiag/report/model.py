@@ -23,7 +23,8 @@ DEFAULT_MIN_BYTES = 100_000
 #: Names of the limit states in sentences.
 STATE_WORDS = {
     "rwnd": "receive window", "zero_window": "zero window", "recovery": "loss recovery",
-    "cwnd": "congestion window", "sndbuf": "send buffer", "app": "application", "unknown": "unknown",
+    "cwnd": "congestion window", "sndbuf": "send buffer", "app": "application", "idle": "idle (nothing to send)",
+    "unknown": "unknown",
 }
 
 

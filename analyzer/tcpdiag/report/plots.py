@@ -27,7 +27,7 @@ KINDS = ("sequence", "flight", "throughput", "rtt")
 #: Background colour per limit state (light: the lines stay readable on top).
 STATE_COLOURS = {
     "rwnd": "rgba(214,39,40,0.16)", "zero_window": "rgba(140,20,20,0.32)", "recovery": "rgba(255,127,14,0.22)",
-    "cwnd": "rgba(31,119,180,0.10)", "sndbuf": "rgba(148,103,189,0.20)", "app": "rgba(127,127,127,0.18)",
+    "cwnd": "rgba(31,119,180,0.10)", "sndbuf": "rgba(148,103,189,0.20)", "app": "rgba(127,127,127,0.18)", "idle": "rgba(200,200,200,0.12)",
 }
 #: Background buckets for the limit-state shading (each becomes at most one rectangle).
 STATE_BUCKETS = 300

@@ -58,7 +58,7 @@ impl FlowState {
         self.handshake.on_segment(seg.flags, d, ts);
         if let Some(hints) = self.handshake.ack_to_data_ns() {
             for (side, hint) in hints.into_iter().enumerate() {
-                self.senders[side].a2d_hint_ns.get_or_insert(hint);
+                self.senders[side].set_a2d_hint(hint);
             }
         }
         self.delays.on_segment(seg, d, ts);

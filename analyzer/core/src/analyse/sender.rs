@@ -149,6 +149,7 @@ pub struct Sender {
     recent: VecDeque<(SeqNumber, SeqNumber, u16)>,
     /// The byte zero-window probes carry.
     probe_seq: Option<SeqNumber>,
+    pending_syn_rtt: Option<i64>,
     round_start: i64,
     round_max: u64,
 }
@@ -379,6 +380,19 @@ impl Sender {
                 self.peer_tsvals.pop_front();
             }
             self.peer_tsvals.push_back((val, ts));
+        }
+    }
+
+    /// The handshake showed the ACK→data delay: take it, and the SYN's RTT sample kept
+    /// waiting for it.
+    pub fn set_a2d_hint(&mut self, hint: i64) {
+        if self.a2d_hint_ns.is_some() {
+            return;
+        }
+        self.a2d_hint_ns = Some(hint);
+        if let Some(part) = self.pending_syn_rtt.take() {
+            let lag = self.a2d_ns();
+            self.rtt.sample(part + if lag >= AT_SENDER_NS { lag } else { 0 });
         }
     }
 
@@ -639,10 +653,13 @@ impl Sender {
             }
             let s = self.outstanding.pop_front().unwrap();
             let lag_known = self.a2d.samples > 0 || self.a2d_hint_ns.is_some();
-            if s.retrans == 0 && (lag_known || !s.syn) {
+            if s.retrans == 0 && s.syn && !lag_known {
+                // A SYN answered before the handshake shows where the capture point is:
+                // kept until it does (away from the sender it is only part of the RTT).
+                self.pending_syn_rtt = Some(ts - s.ts_ns);
+            } else if s.retrans == 0 {
                 // Karn (RFC 6298 §3): time only never-retransmitted segments; the last one
-                // this ACK covers gives the sample. A SYN answered before the handshake
-                // shows where we are is skipped: away from the sender it is a part-RTT.
+                // this ACK covers gives the sample.
                 rtt_sample = Some(ts - s.ts_ns);
             } else if let (Some(ecr), Some(rtv)) = (tsecr, s.last_retrans_tsval) {
                 // Eifel (RFC 3522 §3.2): the ACK echoes a timestamp older than the
@@ -653,8 +670,10 @@ impl Sender {
             }
         }
         if let Some(r) = rtt_sample {
-            // The capture point sees data → ACK; the rest of the loop is ACK → data.
-            let r = r + self.a2d_ns();
+            // The capture point sees data → ACK; away from the sender the rest of the loop
+            // is ACK → data (at the sender that delay is its own processing: left out).
+            let lag = self.a2d_ns();
+            let r = r + if lag >= AT_SENDER_NS { lag } else { 0 };
             self.rtt.sample(r);
             notes.rtt_ns = Some(r);
         }

@@ -155,8 +155,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             };
             ("wscale_missing", [base.clone(), vec![("who", Value::Text(who.into()))]].concat())
         } else if fixed {
-            let needed = (goodput.max(1.0) / 8.0 * rtt_s) as i64;
-            ("rwnd_static", [base.clone(), vec![("needed", Value::Int(needed))]].concat())
+            ("rwnd_static", base.clone())
         } else {
             ("rwnd_limited", base.clone())
         };
