@@ -116,14 +116,12 @@ def tcpip_events(path: str):
         cols = {k: [] for k in ("ts_ns", "event_id", "event", "pid", "tid", "tcb", "local_addr", "local_port",
                                 "remote_addr", "remote_port")}
     ts = cols.pop("ts_ns")
+    for name, values in cols.items():
+        if name not in ("event", "local_addr", "remote_addr") and all(v is None or isinstance(v, int) for v in values):
+            big = name == "tcb" or any(v is not None and v >= 1 << 63 for v in values)
+            cols[name] = pd.array(values, dtype="UInt64" if big else "Int64")
     df = pd.DataFrame(cols)
     df.insert(0, "ts", pd.to_datetime(pd.Series(ts, dtype="int64"), unit="ns", utc=True))
-    for name in df.columns:
-        if name in ("ts", "event", "local_addr", "remote_addr"):
-            continue
-        values = df[name]
-        if values.map(lambda v: v is None or isinstance(v, int)).all():
-            df[name] = pd.array(values.tolist(), dtype="UInt64" if name == "tcb" else "Int64")
     return df
 
 

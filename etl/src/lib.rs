@@ -23,6 +23,8 @@ pub mod bytes;
 pub mod container;
 pub mod convert;
 pub mod flowkey;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod frame;
 pub mod logfile;
 pub mod ndiscap;
