@@ -115,10 +115,7 @@ def trace(records: list[bytes], compressed: bool = False, per_buffer: int = 20) 
     """Header buffer plus event buffers of up to `per_buffer` records (CPU 0)."""
     chunks = [records[i:i + per_buffer] for i in range(0, len(records), per_buffer)] or [[]]
     size = 1 << max(12, (max(sum(len(_pad8(r)) for r in c) for c in chunks) + BUFFER_HEADER_LEN - 1).bit_length())
-    out = header_buffer(size, 1 + len(chunks))
-    for c in chunks:
-        out += event_buffer(c, 0, compressed, size)
-    return out
+    return header_buffer(size, 1 + len(chunks)) + b"".join(event_buffer(c, 0, compressed, size) for c in chunks)
 
 
 def pktmon_packet(frame: bytes, component: int, group: int, dir_tag: int, appearance: int = 1) -> bytes:
