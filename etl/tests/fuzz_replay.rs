@@ -20,7 +20,7 @@ fn seeds_and_mutations_never_panic() {
         tcpdiag_etl::fuzz::exercise(s);
     }
     let iters: usize = std::env::var("TCPDIAG_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(3_000);
-    let mut x: u64 = 0x00E7_1F00_D5EE_D5;
+    let mut x: u64 = 0x0000_E71F_00D5_EED5;
     let mut next = || {
         x ^= x << 13;
         x ^= x >> 7;
