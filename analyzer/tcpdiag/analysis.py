@@ -14,7 +14,7 @@ from tcpdiag import _native, tables
 from tcpdiag.catalogue import FINDINGS
 
 #: Limit-state codes of the `limit` column (analyse::notes::LimitState).
-LIMIT_STATES = ["unknown", "rwnd", "zero_window", "recovery", "cwnd", "sndbuf", "app"]
+LIMIT_STATES = ["unknown", "rwnd", "zero_window", "recovery", "cwnd", "sndbuf", "app", "idle"]
 #: Retransmission kinds of the `retrans` column.
 RETRANS_KINDS = ["", "fast", "rto", "tlp", "other"]
 #: `spurious_by` evidence codes.

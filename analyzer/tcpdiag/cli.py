@@ -100,7 +100,7 @@ def flows(capture: str, fmt: str, output: str) -> None:
 
     Example:
 
-        tcpdiag flows samples/clean_bulk.sender.pcap --format json
+        tcpdiag flows samples/clean_bulk.sender.pcap.gz --format json
     """
     res = opened(tables.scan_flows(capture))
     render = {"table": flows_text, "json": flows_json, "csv": flows_csv}[fmt]
@@ -114,19 +114,21 @@ def flows(capture: str, fmt: str, output: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["csv", "parquet"]), default="csv", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Output file ('-' = stdout; parquet needs a file).")
+@click.option("--analysis", is_flag=True,
+              help="Add the analysis columns (rwnd, in_flight, cwnd, limit, retrans, dsack, ... see docs/tables.md).")
 @etl_component_option
 @boundary
-def packets(capture: str, fmt: str, output: str) -> None:
+def packets(capture: str, fmt: str, output: str, analysis: bool) -> None:
     """Write one row per TCP segment of CAPTURE (the values tshark shows for
     frame.number, tcp.stream, tcp.seq_raw, tcp.ack_raw, tcp.len, tcp.flags,
     tcp.window_size_value ...).
 
     Example:
 
-        tcpdiag packets samples/clean_bulk.sender.pcap -o packets.csv
+        tcpdiag packets samples/clean_bulk.sender.pcap.gz --analysis -o packets.csv
     """
     if fmt == "csv":
-        res = opened(tables.write_packets_csv(capture, output))
+        res = opened(tables.write_packets_csv(capture, output, analysis))
         write_error = res.extra.get("write_error")
         if write_error and "Broken pipe" in write_error:
             sys.exit(0)  # the reader of our output went away (`| head`)
@@ -137,7 +139,7 @@ def packets(capture: str, fmt: str, output: str) -> None:
             raise click.UsageError("--format parquet needs -o FILE")
         from tcpdiag.parquet import write_packets_parquet
 
-        res = opened(write_packets_parquet(capture, output))
+        res = opened(write_packets_parquet(capture, output, analysis=analysis))
     finish(res)
 
 

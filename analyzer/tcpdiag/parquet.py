@@ -33,10 +33,27 @@ def _batch(chunk: dict) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(cols, schema=SCHEMA)
 
 
-def write_packets_parquet(capture: str, out: str, chunk_rows: int = 1_000_000) -> tables.ScanResult:
-    chunks = tables.PacketChunks(capture, chunk_rows)
-    with pq.ParquetWriter(out, SCHEMA) as writer:
+def write_packets_parquet(capture: str, out: str, chunk_rows: int = 1_000_000, *,
+                          analysis: bool = False) -> tables.ScanResult:
+    """One row group per chunk. With `analysis`, the analysis columns follow (codes as
+    dictionary-encoded strings, like the DataFrame's categories)."""
+    chunks = tables.PacketChunks(capture, chunk_rows, analysis=analysis)
+    writer = None
+    try:
         for chunk in chunks:
-            writer.write_batch(_batch(chunk))
+            if analysis:
+                from tcpdiag.api import analysis_frame
+
+                table = pa.Table.from_pandas(analysis_frame(chunk), preserve_index=False)
+            else:
+                table = pa.Table.from_batches([_batch(chunk)])
+            if writer is None:
+                writer = pq.ParquetWriter(out, table.schema)
+            writer.write_table(table)
+        if writer is None:  # no TCP at all: an empty file with the wire schema
+            writer = pq.ParquetWriter(out, SCHEMA)
+    finally:
+        if writer is not None:
+            writer.close()
     assert chunks.result is not None
     return chunks.result

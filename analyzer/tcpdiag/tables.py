@@ -135,9 +135,10 @@ def scan_flows(path: str) -> ScanResult:
     return _result(path, _native.scan_flows(path))
 
 
-def write_packets_csv(path: str, out: str) -> ScanResult:
-    """Streams the packets table of `path` to the CSV file `out` ("-" = stdout)."""
-    raw = _native.write_packets_csv(path, out)
+def write_packets_csv(path: str, out: str, analysis: bool = False) -> ScanResult:
+    """Streams the packets table of `path` to the CSV file `out` ("-" = stdout), with the
+    analysis columns when `analysis` is true."""
+    raw = _native.write_packets_csv(path, out, analysis)
     res = _result(path, raw)
     res.extra["write_error"] = raw.get("write_error")
     return res
@@ -146,9 +147,10 @@ def write_packets_csv(path: str, out: str) -> ScanResult:
 class PacketChunks:
     """Iterates the packets table in chunks (dicts of numpy arrays); `.result` after the end."""
 
-    def __init__(self, path: str, chunk_rows: int = 1_000_000) -> None:
+    def __init__(self, path: str, chunk_rows: int = 1_000_000, analysis: bool = False,
+                 vantage: str | None = None) -> None:
         self.path = path
-        self._it = _native.PacketChunks(path, chunk_rows)
+        self._it = _native.PacketChunks(path, chunk_rows, analysis, vantage)
         self.result: ScanResult | None = None
 
     def __iter__(self) -> Iterator[dict[str, Any]]:

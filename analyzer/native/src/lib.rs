@@ -222,9 +222,11 @@ fn analyze<'py>(py: Python<'py>, path: &str, vantage: Option<&str>) -> PyResult<
     Ok(d)
 }
 
-/// Streams the packets table as CSV to `out` ("-" for standard output).
+/// Streams the packets table as CSV to `out` ("-" for standard output), with the
+/// analysis columns when `analysis` is true.
 #[pyfunction]
-fn write_packets_csv<'py>(py: Python<'py>, path: &str, out: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (path, out, analysis = false))]
+fn write_packets_csv<'py>(py: Python<'py>, path: &str, out: &str, analysis: bool) -> PyResult<Bound<'py, PyDict>> {
     let reader = match open(py, path)? {
         Ok(r) => r,
         Err(d) => return Ok(d),
@@ -237,9 +239,16 @@ fn write_packets_csv<'py>(py: Python<'py>, path: &str, out: &str) -> PyResult<Bo
             } else {
                 Box::new(std::fs::File::create(&out_path)?)
             };
-            let mut csv = PacketCsv::new(std::io::BufWriter::with_capacity(1 << 20, sink));
-            let scan = scan(reader, &mut csv);
-            Ok((scan, csv.finish().err()))
+            let buffered = std::io::BufWriter::with_capacity(1 << 20, sink);
+            if analysis {
+                let mut analyzer = Analyzer::new(PacketCsv::with_analysis(buffered));
+                let scan = scan(reader, &mut analyzer);
+                Ok((scan, analyzer.out.finish().err()))
+            } else {
+                let mut csv = PacketCsv::new(buffered);
+                let scan = scan(reader, &mut csv);
+                Ok((scan, csv.finish().err()))
+            }
         })
     })?
     .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{out}: {e}")))?;

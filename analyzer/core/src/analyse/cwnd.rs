@@ -46,10 +46,25 @@ impl CwndEstimator {
         self.sends_since_ack = 0;
     }
 
-    /// A recovery began: the sender reduced cwnd by `beta` (0.7 CUBIC, 0.5 Reno).
-    pub fn on_recovery(&mut self, beta: f64) {
-        if self.value > 0 {
-            self.value = (self.value as f64 * beta) as u64;
+    /// A recovery ended: cwnd settles at β·(flight when it began), β = 0.7 (CUBIC), or
+    /// back at that flight when every retransmission proved spurious (undo).
+    pub fn on_recovery_end(&mut self, flight_before: u64, undone: bool) {
+        const BETA: f64 = 0.7;
+        self.value = if undone { flight_before } else { (flight_before as f64 * BETA) as u64 };
+        self.peak = 0;
+        self.sends_since_ack = 0;
+    }
+
+    /// The flight now: cwnd is at least that, and equals it during recovery.
+    pub fn floor(&mut self, flight: u64, in_recovery: bool) {
+        if flight == 0 {
+            return;
+        }
+        if in_recovery || flight > self.value {
+            self.value = flight;
+            if self.confidence == CwndConfidence::None {
+                self.confidence = CwndConfidence::Bound;
+            }
         }
     }
 

@@ -23,12 +23,17 @@ pub struct FlowState {
     /// Range of rwnd values that limited each direction after the handshake.
     pub rwnd_min: [Option<u64>; 2],
     pub rwnd_max: [u64; 2],
+    /// When each direction's limiting rwnd last grew past its maximum by > 5 %.
+    pub rwnd_grew_ns: [i64; 2],
     pub inferred_shift: [Option<u8>; 2],
     pub cwnd: [CwndEstimator; 2],
     pub limits: [LimitTracker; 2],
     pub handshake: HandshakeTimes,
     /// ACK→data and data→ACK delays, for the vantage point without a handshake.
     pub delays: super::vantage::DelayStats,
+    /// The last new data of each direction was not a whole number of segments: the
+    /// sender's queue ran dry there (a write ended).
+    write_ended: [bool; 2],
     pub first_ts: i64,
     pub last_ts: i64,
     pub packets: u64,
@@ -51,15 +56,18 @@ impl FlowState {
             l.charge(ts);
         }
         self.handshake.on_segment(seg.flags, d, ts);
+        if let Some(hints) = self.handshake.ack_to_data_ns() {
+            for (side, hint) in hints.into_iter().enumerate() {
+                self.senders[side].a2d_hint_ns.get_or_insert(hint);
+            }
+        }
         self.delays.on_segment(seg, d, ts);
         if syn && self.syn_wscale[d].is_none() {
             self.syn_wscale[d] = Some(seg.options.wscale);
             if let Some(mss) = seg.options.mss {
                 // The peer's MSS option bounds what this side may send it (RFC 9293 §3.7.1).
-                let s = &mut self.senders[r];
-                if s.mss == 0 {
-                    s.mss = mss as u32;
-                }
+                // A cap, not the size: options (timestamps) come out of it.
+                self.senders[r].mss_option = Some(mss as u32);
             }
             // Either SYN being seen can settle the scaling of both sides.
             for side in 0..2 {
@@ -74,11 +82,15 @@ impl FlowState {
         // The window this packet advertises limits the other direction's sender.
         let (rwnd, basis) = self.scaling_of(d).rwnd(seg.window, syn);
         if seg.flags & flags::RST == 0 {
+            self.senders[r].note_rwnd(rwnd, ts);
             self.rwnd_for[r] = Some(rwnd);
             self.rwnd_basis[r] = Some(basis);
             self.last_window_raw[d] = seg.window;
             if !syn && self.senders[r].started {
                 self.rwnd_min[r] = Some(self.rwnd_min[r].map_or(rwnd, |m| m.min(rwnd)));
+                if rwnd * 20 > self.rwnd_max[r] * 21 {
+                    self.rwnd_grew_ns[r] = ts;
+                }
                 self.rwnd_max[r] = self.rwnd_max[r].max(rwnd);
             }
         }
@@ -88,10 +100,28 @@ impl FlowState {
             self.senders[r].zero_windows += 1;
         }
 
+        let recovering = self.senders[r].in_recovery();
         self.senders[r].on_ack(seg, frame, ts, &mut notes);
+        if recovering && !self.senders[r].in_recovery() {
+            // Recovery over: cwnd = ssthresh = β·cwnd at its start (RFC 9438 §4.6, β = 0.7
+            // for CUBIC), or restored when it was undone as spurious (RFC 3708).
+            if let Some(rec) = self.senders[r].recoveries.last() {
+                self.cwnd[r].on_recovery_end(rec.flight_before, rec.spurious > 0 && rec.spurious == rec.retransmissions);
+            }
+        }
         let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
         self.senders[d].on_data(seg, frame, ts, peer_rwnd, &mut notes);
 
+        if seg.payload_len > 0 && notes.retrans == super::notes::RetransKind::None && notes.reorder.is_none() {
+            // A gap that began with a partial segment is the application's: it had no more
+            // to send, wherever the capture point is (time shares only; notes stay causal).
+            if self.write_ended[d] {
+                self.limits[d].reassign_since_data(LimitState::App);
+            }
+            self.limits[d].data_seen();
+            let mss = self.senders[d].mss.max(1);
+            self.write_ended[d] = seg.payload_len % mss != 0 && seg.flags & flags::FIN == 0;
+        }
         let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;
         let dd = if carries_data { d } else { r };
         notes.data_dir = dd as u8;
@@ -111,13 +141,15 @@ impl FlowState {
         // The row's rwnd is the window that limits the row's flight.
         notes.rwnd = self.rwnd_for[dd].unwrap_or(0);
         notes.rwnd_basis = self.rwnd_basis[dd];
-        let s = &self.senders[dd];
-        notes.in_flight = s.pipe();
-        notes.unacked = s.unacked();
-        notes.sacked = s.scoreboard.sacked_bytes() as u64;
-        let rwnd_dd = self.rwnd_for[dd];
-        let mss = s.mss.max(536) as u64;
-        let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss > w);
+        let view = self.senders[dd].view(ts);
+        let view_at_sender = self.senders[dd].a2d_ns() < 1_000_000;
+        notes.in_flight = view.in_flight;
+        notes.unacked = view.unacked;
+        notes.sacked = view.sacked;
+        let rwnd_dd = view.rwnd.or(self.rwnd_for[dd]);
+        notes.rwnd = rwnd_dd.unwrap_or(0);
+        let mss = self.senders[dd].mss.max(536) as u64;
+        let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss >= w);
         if carries_data && dd == d && seg.payload_len > 0 {
             if let Some(w) = rwnd_dd {
                 // Same idea as Wireshark tcp.analysis.window_full: this segment used the
@@ -135,15 +167,15 @@ impl FlowState {
                 self.limits[dd].on_flight_sample(self.cwnd[dd].value, ts);
             }
         }
+        // cwnd is never below what is in flight; in recovery PRR (RFC 6937) keeps it at
+        // the flight as it walks down to ssthresh.
+        if view_at_sender {
+            self.cwnd[dd].floor(notes.in_flight, self.senders[dd].in_recovery());
+        }
         notes.cwnd = self.cwnd[dd].value;
         notes.cwnd_conf = self.cwnd[dd].confidence;
-        notes.limit = self.limits[dd].update(&self.senders[dd], &self.cwnd[dd], rwnd_dd, ts, frame);
-        if notes.limit == LimitState::Recovery && notes.retrans != super::notes::RetransKind::None {
-            // Entering recovery reduces cwnd (RFC 5681 §3.2 / RFC 9438 §4.6).
-            if self.senders[dd].recoveries.last().is_some_and(|r| r.start_frame == frame) {
-                self.cwnd[dd].on_recovery(0.7);
-            }
-        }
+        let settled = self.senders[dd].settled_view(ts);
+        notes.limit = self.limits[dd].update(&self.senders[dd], &view, &settled, &self.cwnd[dd], rwnd_dd, ts, frame);
         notes
     }
 

@@ -4,7 +4,7 @@
 
 use super::cwnd::CwndEstimator;
 use super::notes::LimitState;
-use super::sender::Sender;
+use super::sender::{Sender, View};
 
 /// A flight that stayed within ±`FLAT_BAND` of one level for `FLAT_RTTS` round trips,
 /// with no loss, is a sender-side buffer limit: cwnd would have grown (RFC 5681 §3.1).
@@ -14,6 +14,12 @@ const FLAT_RTTS: i64 = 8;
 #[derive(Debug, Clone, Default)]
 pub struct LimitTracker {
     pub state: LimitState,
+    /// The state once the ACKs seen so far reach the sender; away from the sender the
+    /// time after `lag_ns` of silence belongs to it (e.g. an idle application).
+    settled: LimitState,
+    lag_ns: i64,
+    /// Time charged per state since this direction's last new data.
+    since_data: [i64; LimitState::ALL.len()],
     pub state_ns: [i64; LimitState::ALL.len()],
     last_ts: Option<i64>,
     /// Level and start of the current flat stretch of flight estimates.
@@ -28,10 +34,34 @@ impl LimitTracker {
     pub fn charge(&mut self, ts: i64) {
         if let Some(prev) = self.last_ts {
             if ts > prev {
-                self.state_ns[self.state as usize] += ts - prev;
+                let dt = ts - prev;
+                let now_state = dt.min(self.lag_ns);
+                self.state_ns[self.state as usize] += now_state;
+                self.state_ns[self.settled as usize] += dt - now_state;
+                self.since_data[self.state as usize] += now_state;
+                self.since_data[self.settled as usize] += dt - now_state;
             }
         }
         self.last_ts = Some(ts);
+    }
+
+    /// New data of this direction was seen.
+    pub fn data_seen(&mut self) {
+        self.since_data = Default::default();
+    }
+
+    /// Moves the time charged since the last new data to `to` (known only afterwards,
+    /// e.g. that the sender had run out of data).
+    pub fn reassign_since_data(&mut self, to: LimitState) {
+        let skip = [LimitState::Unknown, LimitState::ZeroWindow, LimitState::Rwnd, LimitState::Recovery, LimitState::Idle];
+        for st in LimitState::ALL {
+            if skip.contains(&st) || st == to {
+                continue;
+            }
+            let t = std::mem::take(&mut self.since_data[st as usize]);
+            self.state_ns[st as usize] -= t;
+            self.state_ns[to as usize] += t;
+        }
     }
 
     /// Feeds a fresh cwnd-estimate sample for plateau detection.
@@ -47,8 +77,20 @@ impl LimitTracker {
 
     /// Decides the state after a packet. `rwnd`: the receiver's window for this
     /// direction (None if never advertised).
-    pub fn update(&mut self, s: &Sender, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, frame: u64) -> LimitState {
-        let state = Self::decide(s, cwnd, rwnd, ts, self.flat_since);
+    #[allow(clippy::too_many_arguments)]
+    pub fn update(
+        &mut self,
+        s: &Sender,
+        view: &View,
+        settled: &View,
+        cwnd: &CwndEstimator,
+        rwnd: Option<u64>,
+        ts: i64,
+        frame: u64,
+    ) -> LimitState {
+        let state = Self::decide(s, view, cwnd, rwnd, ts, self.flat_since);
+        self.lag_ns = s.a2d_ns();
+        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, settled.rwnd, ts, self.flat_since) };
         if state != self.state && self.first_frame[state as usize] == 0 {
             self.first_frame[state as usize] = frame;
         }
@@ -56,12 +98,12 @@ impl LimitTracker {
         state
     }
 
-    fn decide(s: &Sender, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, flat_since: i64) -> LimitState {
+    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, flat_since: i64) -> LimitState {
         if !s.started || s.data_segments == 0 {
             return LimitState::Unknown;
         }
         let mss = s.mss.max(536) as u64;
-        let unacked = s.unacked();
+        let unacked = view.unacked;
         if rwnd == Some(0) {
             return LimitState::ZeroWindow;
         }
@@ -71,14 +113,14 @@ impl LimitTracker {
         // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
         // segment left means the receiver's window stops the sender.
         if let Some(w) = rwnd {
-            if unacked + mss > w {
+            if unacked + mss >= w {
                 return LimitState::Rwnd;
             }
         }
         if unacked == 0 {
-            return LimitState::App;
+            return LimitState::Idle;
         }
-        let pipe = s.pipe();
+        let pipe = view.in_flight;
         if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
             return LimitState::App;
         }
@@ -91,7 +133,10 @@ impl LimitTracker {
         LimitState::Cwnd
     }
 
+    /// Time with data outstanding (Linux's busy time): all but unknown and idle.
     pub fn busy_ns(&self) -> i64 {
-        self.state_ns.iter().sum::<i64>() - self.state_ns[LimitState::Unknown as usize]
+        self.state_ns.iter().sum::<i64>()
+            - self.state_ns[LimitState::Unknown as usize]
+            - self.state_ns[LimitState::Idle as usize]
     }
 }

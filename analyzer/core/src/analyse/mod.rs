@@ -26,6 +26,10 @@ use crate::pipeline::SegmentSink;
 /// Receives each segment with its analysis.
 pub trait NotesSink {
     fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, notes: &PacketNotes);
+    /// True once the sink can take no more (its output closed).
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// Keeps nothing per packet (flow verdicts only).
@@ -56,5 +60,9 @@ impl<S: NotesSink> SegmentSink for Analyzer<S> {
         }
         let notes = self.flows[i].on_segment(seg, place.dir.index(), frame.number, frame.ts_ns);
         self.out.packet(frame, seg, place, &notes);
+    }
+
+    fn stopped(&self) -> bool {
+        self.out.stopped()
     }
 }

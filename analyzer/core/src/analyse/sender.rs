@@ -21,6 +21,7 @@ struct Sent {
     end: SeqNumber,
     frame: u64,
     ts_ns: i64,
+    syn: bool,
     /// Times these bytes were sent again.
     retrans: u16,
     last_retrans_frame: u64,
@@ -61,14 +62,37 @@ pub struct Recovery {
 }
 
 const RETRANS_MEMORY: usize = 4096;
+/// Bound on pending timestamp echoes and state snapshots (about one round trip's worth).
+const ECHO_MEMORY: usize = 1 << 16;
+/// Below this ACK→data delay the capture point is at the sender: use the state as is.
+const AT_SENDER_NS: i64 = 1_000_000;
+
+#[derive(Debug, Clone, Copy)]
+struct Snapshot {
+    ts: i64,
+    una: SeqNumber,
+    sacked: u32,
+    rwnd: Option<u64>,
+}
+
+/// The sender's state as the capture point reconstructs it for "now".
+#[derive(Debug, Clone, Copy, Default)]
+pub struct View {
+    pub in_flight: u64,
+    pub unacked: u64,
+    pub sacked: u64,
+    pub rwnd: Option<u64>,
+}
 
 #[derive(Debug, Default)]
 pub struct Sender {
     pub started: bool,
     pub una: SeqNumber,
     pub max: SeqNumber,
-    /// Largest segment payload seen (or the peer's MSS option), for segment counts.
+    /// Segment size: the largest payload seen, capped by the peer's MSS option when it
+    /// was captured (TSO/GRO super-segments must not inflate it).
     pub mss: u32,
+    pub mss_option: Option<u32>,
     outstanding: VecDeque<Sent>,
     pub scoreboard: Scoreboard,
     retransmissions: VecDeque<RetransRecord>,
@@ -100,10 +124,46 @@ pub struct Sender {
     pub probes: u64,
     /// Time of the first new data segment.
     pub first_data_ns: Option<i64>,
+    /// The two halves of the round trip as seen from the capture point, measured by
+    /// timestamp echoes (RFC 7323 §4.3): data → the ACK echoing it, and an ACK → the data
+    /// echoing it. At the sender the second is ~0; at the receiver the first is.
+    pub d2a: RttEstimator,
+    pub a2d: RttEstimator,
+    /// From the handshake when timestamps are off: ACK → data delay at the capture point.
+    pub a2d_hint_ns: Option<i64>,
+    /// The last ACK→data samples (ring) for a robust minimum.
+    a2d_recent: [Option<i64>; 32],
+    a2d_next: usize,
+    sent_tsvals: VecDeque<(u32, i64)>,
+    peer_tsvals: VecDeque<(u32, i64)>,
+    /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
+    /// sender, its state now is what the capture point saw one ACK→data delay ago.
+    history: VecDeque<Snapshot>,
+    /// The peer's latest window for this direction.
+    pub rwnd: Option<u64>,
+    /// Highest flight in each of the last few round trips (slow-start detection).
+    rounds: VecDeque<u64>,
+    round_start: i64,
+    round_max: u64,
 }
 
 fn ts_older(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
+}
+
+/// Pops TSvals up to `ecr` and returns when `ecr` itself was first seen, if it was.
+fn take_echo(pending: &mut VecDeque<(u32, i64)>, ecr: u32) -> Option<i64> {
+    let mut found = None;
+    while let Some(&(v, t)) = pending.front() {
+        if ts_older(ecr, v) {
+            break;
+        }
+        if v == ecr {
+            found = Some(t);
+        }
+        pending.pop_front();
+    }
+    found
 }
 
 impl Sender {
@@ -115,22 +175,53 @@ impl Sender {
         self.max.distance_from(self.una).max(0) as u64
     }
 
-    /// RFC 6675 pipe: unacked bytes that are neither SACKed nor deemed lost, plus lost
-    /// bytes already retransmitted.
-    pub fn pipe(&self) -> u64 {
+    /// RFC 6675 pipe with RACK loss marking (RFC 8985 §6): unacked bytes that are neither
+    /// SACKed nor deemed lost. A hole below the highest SACKed byte is lost when it was
+    /// sent more than RTT + reo_wnd ago (a later segment got through), or — while no
+    /// reordering has been seen — when DupThresh segments are SACKed above it.
+    /// Retransmitted bytes count as in flight again.
+    pub fn pipe(&self, now: i64) -> u64 {
         let unacked = self.unacked();
         if self.scoreboard.is_empty() {
             return unacked;
         }
         let sacked = self.scoreboard.sacked_bytes() as u64;
+        unacked.saturating_sub(sacked + self.lost_bytes(now))
+    }
+
+    /// RACK's reordering window (RFC 8985 §6.2): min_RTT/4, widened by one step per
+    /// D-SACK seen, never above SRTT.
+    pub fn reo_wnd_ns(&self) -> i64 {
+        let base = self.rtt.min_ns.unwrap_or(0) / 4;
+        let widened = base * (1 + self.dsacks.min(16) as i64);
+        widened.min(self.rtt.srtt_ns.unwrap_or(widened))
+    }
+
+    fn lost_bytes(&self, now: i64) -> u64 {
+        let Some(high) = self.scoreboard.highest() else { return 0 };
         let mss = self.mss.max(1);
+        let reordering_seen = self.dsacks > 0 || self.reorder_events > 0;
+        let deadline = now - self.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - self.reo_wnd_ns();
         let mut lost = 0u64;
-        for (s, e) in self.scoreboard.holes(self.una) {
-            if self.scoreboard.is_lost(s, mss) && !self.retransmitted(s, e) {
-                lost += e.distance_from(s) as u64;
+        for (hs, he) in self.scoreboard.holes(self.una) {
+            if he > high {
+                break;
+            }
+            let dupthresh = !reordering_seen && self.scoreboard.is_lost(hs, mss);
+            for seg in self.outstanding.iter().skip_while(|x| x.end <= hs) {
+                if seg.seq >= he {
+                    break;
+                }
+                if seg.retrans > 0 {
+                    continue;
+                }
+                if dupthresh || seg.ts_ns <= deadline {
+                    let (a, b) = (seg.seq.max(hs), seg.end.min(he));
+                    lost += b.distance_from(a).max(0) as u64;
+                }
             }
         }
-        unacked.saturating_sub(sacked + lost)
+        lost
     }
 
     fn retransmitted(&self, s: SeqNumber, e: SeqNumber) -> bool {
@@ -149,7 +240,7 @@ impl Sender {
         let seq = SeqNumber(seg.seq);
         let end = seq + len;
         let tsval = seg.options.timestamps.map(|t| t.0);
-        if seg.payload_len > self.mss {
+        if seg.payload_len > self.mss && self.mss_option.map_or(true, |o| seg.payload_len <= o) {
             self.mss = seg.payload_len;
         }
         if !self.started {
@@ -160,7 +251,8 @@ impl Sender {
         if len == 0 {
             return;
         }
-        let pipe_before = self.pipe();
+        self.note_echoes_on_data(seg, ts);
+        let pipe_before = self.pipe(ts);
         if seq >= self.max {
             if seq > self.max {
                 // Bytes the capture point never saw: lost upstream or dropped by the capture.
@@ -173,12 +265,13 @@ impl Sender {
                 self.probes += 1;
             }
             self.outstanding.push_back(Sent {
-                seq, end, frame, ts_ns: ts, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
+                seq, end, frame, ts_ns: ts, syn, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
             });
             self.max = end;
             self.note_order(seg);
             self.data_segments += 1;
             self.data_bytes += seg.payload_len as u64;
+            self.note_round(ts, seg.payload_len);
             if seg.payload_len > 0 && self.first_data_ns.is_none() {
                 self.first_data_ns = Some(ts);
             }
@@ -204,7 +297,12 @@ impl Sender {
         notes.retrans_of = orig_frame;
         if !self.in_recovery {
             self.in_recovery = true;
-            let in_slow_start = self.recoveries.is_empty();
+            // Slow start doubles what is sent each round; congestion avoidance adds one
+            // segment (RFC 5681 §3.1). A loss after ≥ 1.5× growth between the last two
+            // rounds ended a slow start.
+            let mut last = self.rounds.iter().rev();
+            let (r1, r2) = (last.next().copied().unwrap_or(0), last.next().copied().unwrap_or(0));
+            let in_slow_start = self.recoveries.is_empty() && r2 > 0 && r1 * 2 >= r2 * 3;
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
@@ -222,6 +320,111 @@ impl Sender {
             seq, end, frame, orig_frame, ts_ns: ts, kind, tsval, proven: Evidence::None, recovery: rec,
         });
         self.last_send_ns = ts;
+    }
+
+    fn note_echoes_on_data(&mut self, seg: &TcpSegment, ts: i64) {
+        let Some((val, ecr)) = seg.options.timestamps else { return };
+        if self.sent_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+            if self.sent_tsvals.len() == ECHO_MEMORY {
+                self.sent_tsvals.pop_front();
+            }
+            self.sent_tsvals.push_back((val, ts));
+        }
+        if let Some(t) = take_echo(&mut self.peer_tsvals, ecr) {
+            self.a2d.sample(ts - t);
+            self.a2d_recent[self.a2d_next] = Some(ts - t);
+            self.a2d_next = (self.a2d_next + 1) % self.a2d_recent.len();
+        }
+    }
+
+    fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
+        let Some((val, ecr)) = seg.options.timestamps else { return };
+        if let Some(t) = take_echo(&mut self.sent_tsvals, ecr) {
+            self.d2a.sample(ts - t);
+        }
+        if self.peer_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+            if self.peer_tsvals.len() == ECHO_MEMORY {
+                self.peer_tsvals.pop_front();
+            }
+            self.peer_tsvals.push_back((val, ts));
+        }
+    }
+
+    /// ACK → data delay at the capture point (0 at the sender).
+    pub fn a2d_ns(&self) -> i64 {
+        // A data segment may echo an older ACK (TS.Recent does not move on out-of-order
+        // data, RFC 7323 §4.3), which only inflates samples: take the minimum of the
+        // recent ones, which still follows a growing queue.
+        let recent = self.a2d_recent.iter().flatten().copied().min();
+        recent.or(self.a2d_hint_ns).unwrap_or(0).max(0)
+    }
+
+    /// The peer advertised a new window for this direction.
+    pub fn note_rwnd(&mut self, rwnd: u64, ts: i64) {
+        self.rwnd = Some(rwnd);
+        self.snapshot(ts);
+    }
+
+    fn snapshot(&mut self, ts: i64) {
+        let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
+        if self.history.len() == ECHO_MEMORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(snap);
+    }
+
+    /// The sender's flight, unacked bytes and window as they stand for a segment seen
+    /// now. At the sender that is the state as is; elsewhere the sender acts on ACKs the
+    /// capture point saw one ACK→data delay earlier.
+    pub fn view(&mut self, now: i64) -> View {
+        self.view_lagged(now, self.a2d_ns())
+    }
+
+    /// The state once every ACK seen so far has reached the sender.
+    pub fn settled_view(&mut self, now: i64) -> View {
+        self.view_lagged(now, 0)
+    }
+
+    fn view_lagged(&mut self, now: i64, lag: i64) -> View {
+        if lag < AT_SENDER_NS || !self.started {
+            let unacked = self.unacked();
+            return View {
+                in_flight: self.pipe(now),
+                unacked,
+                sacked: self.scoreboard.sacked_bytes() as u64,
+                rwnd: self.rwnd,
+            };
+        }
+        let then = now - lag;
+        while self.history.len() > 1 && self.history[1].ts <= then {
+            self.history.pop_front();
+        }
+        let snap = match self.history.front() {
+            Some(s) if s.ts <= then => *s,
+            _ => Snapshot { ts: then, una: self.una, sacked: 0, rwnd: None },
+        };
+        let unacked = self.max.distance_from(snap.una).max(0) as u64;
+        View {
+            in_flight: unacked.saturating_sub(snap.sacked as u64),
+            unacked,
+            sacked: snap.sacked as u64,
+            rwnd: snap.rwnd.or(self.rwnd),
+        }
+    }
+
+    /// Counts new data per round trip (SRTT-long buckets): it doubles each round in slow
+    /// start and grows by one segment in congestion avoidance, seen from any vantage.
+    fn note_round(&mut self, ts: i64, bytes: u32) {
+        let srtt = self.rtt.srtt_ns.unwrap_or(i64::MAX);
+        if ts - self.round_start >= srtt {
+            if self.rounds.len() == 4 {
+                self.rounds.pop_front();
+            }
+            self.rounds.push_back(self.round_max);
+            self.round_start = ts;
+            self.round_max = 0;
+        }
+        self.round_max += bytes as u64;
     }
 
     fn note_order(&mut self, seg: &TcpSegment) {
@@ -309,6 +512,7 @@ impl Sender {
         if seg.flags & flags::ACK == 0 || !self.started {
             return;
         }
+        self.note_echoes_on_ack(seg, ts);
         let ack = SeqNumber(seg.ack);
         let blocks = seg.options.sack_blocks();
         let mut sack_blocks = blocks;
@@ -347,6 +551,9 @@ impl Sender {
         }
         self.last_ack_window = seg.window;
         self.last_ack_ns = ts;
+        if advanced || new_sack {
+            self.snapshot(ts);
+        }
     }
 
     fn advance(&mut self, ack: SeqNumber, ts: i64, seg: &TcpSegment, notes: &mut PacketNotes) {
@@ -376,9 +583,11 @@ impl Sender {
                 break;
             }
             let s = self.outstanding.pop_front().unwrap();
-            if s.retrans == 0 {
+            let lag_known = self.a2d.samples > 0 || self.a2d_hint_ns.is_some();
+            if s.retrans == 0 && (lag_known || !s.syn) {
                 // Karn (RFC 6298 §3): time only never-retransmitted segments; the last one
-                // this ACK covers gives the sample.
+                // this ACK covers gives the sample. A SYN answered before the handshake
+                // shows where we are is skipped: away from the sender it is a part-RTT.
                 rtt_sample = Some(ts - s.ts_ns);
             } else if let (Some(ecr), Some(rtv)) = (tsecr, s.last_retrans_tsval) {
                 // Eifel (RFC 3522 §3.2): the ACK echoes a timestamp older than the
@@ -389,6 +598,8 @@ impl Sender {
             }
         }
         if let Some(r) = rtt_sample {
+            // The capture point sees data → ACK; the rest of the loop is ACK → data.
+            let r = r + self.a2d_ns();
             self.rtt.sample(r);
             notes.rtt_ns = Some(r);
         }

@@ -60,6 +60,19 @@ impl HandshakeTimes {
         }
     }
 
+    /// ACK→data delays at the capture point per direction (index = data sender side),
+    /// once the handshake is complete: the client's data follows the server's ACKs after
+    /// the SYN/ACK→ACK gap; the server's data follows the client's after SYN→SYN/ACK.
+    pub fn ack_to_data_ns(&self) -> Option<[i64; 2]> {
+        let (Some((client, syn)), Some(synack), Some(ack)) = (self.syn, self.synack, self.ack) else {
+            return None;
+        };
+        let mut out = [0; 2];
+        out[client] = ack - synack;
+        out[1 - client] = synack - syn;
+        Some(out)
+    }
+
     /// Vantage relative to the sender of direction `data_dir`.
     pub fn vantage(&self, data_dir: usize) -> Vantage {
         let (Some((client, syn)), Some(synack), Some(ack)) = (self.syn, self.synack, self.ack) else {

@@ -57,6 +57,8 @@ pub struct FlowVerdict {
 const MIN_SEGMENTS: u64 = 20;
 /// A limit state must cover this share of the busy time to be a finding.
 const MIN_SHARE: f64 = 0.25;
+/// Windows at or above this are autotuning ceilings rather than a static SO_RCVBUF.
+const STATIC_RWND_MAX: u64 = 4 << 20;
 /// RTT inflation (smoothed ÷ minimum) that shows a standing bottleneck queue.
 const QUEUE_INFLATION: f64 = 1.5;
 
@@ -122,9 +124,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
     let rwnd = fs.rwnd_max[dd];
     let ceiling = |w: u64| Value::Text(mbit(w as f64 * 8.0 / rtt_s.max(1e-9)));
     if s.zero_windows > 0 && share(LimitState::ZeroWindow) > 0.05 {
+        // A closed window is the cause of the rwnd limit around it: rank it above the
+        // other window findings; above missing scaling too once it is closed most of
+        // the busy time.
+        let zw = share(LimitState::ZeroWindow);
         f.push(Finding {
             id: "zero_window_stall",
-            share: share(LimitState::ZeroWindow) + share(LimitState::Rwnd) * 0.5,
+            share: rwnd_share.max(zw) + if zw >= 0.5 { 0.03 } else { 0.01 },
             frames: vec![lim.first_frame[LimitState::ZeroWindow as usize]],
             values: vec![
                 ("count", Value::Int(s.zero_windows as i64)),
@@ -137,7 +143,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
         let frames = vec![lim.first_frame[LimitState::Rwnd as usize]];
         let base = vec![("rwnd", Value::Int(rwnd as i64)), ("rtt_ms", rtt_ms.clone()), ("ceiling", ceiling(rwnd))];
         let wscale_off = summary.wscale_in_effect() == Some(false);
-        let fixed = fs.rwnd_min[dd].is_some_and(|m| m as f64 >= 0.9 * rwnd as f64);
+        // A static SO_RCVBUF: the window reached its maximum early (the kernel's first
+        // ramp) and never grew again while the sender kept it full.
+        let transfer = (end - start).max(1);
+        let fixed = fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
         let (id, mut values) = if wscale_off && rwnd <= 65_535 {
             let who = match (summary.sides[0].syn.wscale, summary.sides[1].syn.wscale) {
                 (None, None) => "neither SYN offered it",
@@ -152,8 +161,18 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             ("rwnd_limited", base.clone())
         };
         values.push(("share", Value::Num(100.0 * rwnd_share)));
-        f.push(Finding { id, share: rwnd_share, frames, values });
+        // Scaling off is the configuration fault behind the zero-window stalls' window too.
+        let share = rwnd_share + if id == "wscale_missing" { 0.02 } else { 0.0 };
+        f.push(Finding { id, share, frames, values });
     }
+
+    // A standing queue (RTT well above its minimum) means the bottleneck is full: losses
+    // there are its tail drops, not the cause of the slowness.
+    let inflation = match (s.rtt.srtt_ns, s.rtt.min_ns) {
+        (Some(a), Some(b)) if b > 0 => a as f64 / b as f64,
+        _ => 1.0,
+    };
+    let queue_full = inflation >= QUEUE_INFLATION;
 
     // Retransmissions: spurious ones point at reordering, genuine ones at loss.
     let genuine = s.retrans_segments.saturating_sub(s.spurious);
@@ -173,11 +192,17 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             ],
         });
     }
+    // The first slow start ended in a burst of losses; when that burst holds most of the
+    // genuine losses, it — not a lossy path — explains them.
+    let mut overshoot_explains_losses = false;
     if let Some(first) = s.recoveries.first() {
+        let genuine_first = first.retransmissions.saturating_sub(first.spurious) as u64;
         if first.in_slow_start && first.retransmissions >= 4 && first.spurious * 2 < first.retransmissions {
+            overshoot_explains_losses = genuine_first * 10 >= genuine * 7;
+            let explained = if overshoot_explains_losses { loss_share + 0.01 } else { share(LimitState::Recovery) };
             f.push(Finding {
                 id: "slow_start_overshoot",
-                share: share(LimitState::Recovery).max(0.26),
+                share: explained.max(MIN_SHARE + 0.01),
                 frames: vec![first.start_frame],
                 values: vec![
                     ("lost", Value::Int(first.retransmissions as i64)),
@@ -189,11 +214,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
     if genuine > 0 && s.data_segments > 0 {
         let p = genuine as f64 / s.data_segments as f64;
         let mathis = (mss as f64 * 8.0 / rtt_s.max(1e-9)) * 1.22 / p.sqrt();
-        let overshoot_only = s.recoveries.len() <= 1 && f.iter().any(|x| x.id == "slow_start_overshoot");
-        if !overshoot_only && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
+        if !overshoot_explains_losses && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
             f.push(Finding {
                 id: "loss_limited",
-                share: loss_share,
+                share: if queue_full { loss_share.min(0.2) } else { loss_share },
                 frames: s.retransmission_log().filter(|r| r.proven as u8 == 0).take(3).map(|r| r.frame).collect(),
                 values: vec![
                     ("loss_pct", Value::Num(100.0 * p)),
@@ -219,26 +243,25 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             ],
         });
     }
-    if share(LimitState::App) >= MIN_SHARE {
+    // The application's share counts its idle time too: of the whole transfer.
+    let idle = lim.state_ns[LimitState::Idle as usize];
+    let app_share = (lim.state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
+    if app_share >= MIN_SHARE {
         f.push(Finding {
             id: "app_limited",
-            share: share(LimitState::App),
-            frames: vec![lim.first_frame[LimitState::App as usize]],
+            share: app_share,
+            frames: vec![lim.first_frame[LimitState::App as usize].max(lim.first_frame[LimitState::Idle as usize])],
             values: vec![
-                ("share", Value::Num(100.0 * share(LimitState::App))),
+                ("share", Value::Num(100.0 * app_share)),
                 ("flight", Value::Int(fs.cwnd[dd].value as i64)),
             ],
         });
     }
-    if share(LimitState::Cwnd) >= MIN_SHARE && f.iter().all(|x| x.id != "loss_limited") {
-        let inflation = match (s.rtt.srtt_ns, s.rtt.min_ns) {
-            (Some(a), Some(b)) if b > 0 => a as f64 / b as f64,
-            _ => 1.0,
-        };
-        if inflation >= QUEUE_INFLATION {
+    if share(LimitState::Cwnd) >= MIN_SHARE {
+        if queue_full {
             f.push(Finding {
                 id: "bandwidth_limited",
-                share: share(LimitState::Cwnd),
+                share: share(LimitState::Cwnd) + share(LimitState::Recovery),
                 frames: vec![lim.first_frame[LimitState::Cwnd as usize]],
                 values: vec![
                     ("throughput", Value::Text(mbit(goodput))),
@@ -257,7 +280,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             values: vec![("reason", Value::Text("no limit state dominated the transfer".into()))],
         });
     }
-    f.sort_by(|a, b| b.share.partial_cmp(&a.share).unwrap_or(std::cmp::Ordering::Equal));
+    // A window that binds most of the busy time is the first thing to fix, whatever the
+    // application does between transfers.
+    let rank = |x: &Finding| {
+        let window = matches!(x.id, "wscale_missing" | "rwnd_static" | "rwnd_limited" | "zero_window_stall");
+        x.share + if window && x.share >= 0.5 { 1.0 } else { 0.0 }
+    };
+    f.sort_by(|a, b| rank(b).partial_cmp(&rank(a)).unwrap_or(std::cmp::Ordering::Equal));
     v.findings = f;
     v
 }
