@@ -134,6 +134,13 @@ class Analysis(ReportMixin):
             df[k] = pd.array([x.facts.get(k) for x in v], dtype="Float64" if k.endswith(("ms", "bps")) else "Int64")
         return df
 
+    def windows_state(self, stream: int):
+        """Windows' own sender state (cwnd, send window, SRTT, RTO …) for one flow, from the
+        Microsoft-Windows-TCPIP events of an ETL trace; empty otherwise (`tcpdiag.etl`)."""
+        from tcpdiag.etl import windows_state
+
+        return windows_state(self, stream)
+
     @cached_property
     def packets(self):
         """Every TCP segment with the analysis columns (a second pass over the capture)."""

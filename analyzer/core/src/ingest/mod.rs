@@ -266,6 +266,17 @@ pub trait FrameSource: Send {
     fn input_bytes_read(&self) -> u64;
 }
 
+/// A boxed source is a source, so a reader chosen at run time goes wherever one is taken.
+impl<T: FrameSource + ?Sized> FrameSource for Box<T> {
+    #[inline]
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
+        (**self).next_frame()
+    }
+    fn input_bytes_read(&self) -> u64 {
+        (**self).input_bytes_read()
+    }
+}
+
 impl FrameSource for CaptureReader {
     #[inline]
     fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
