@@ -1,0 +1,399 @@
+//! The analysis on several cores, with flows finalised when they go idle.
+//!
+//! One thread reads, decodes and places every frame (③ flow numbering is order-dependent,
+//! so it stays sequential and cheap); it ships each placed segment — the decoded
+//! [`TcpSegment`] plus frame number and time, never the frame bytes — in batches over a
+//! bounded channel to worker `flow % jobs`. Each worker owns the [`FlowState`]s of its flows
+//! and judges a flow when the reader tells it the flow is finished. Per flow, segments
+//! arrive in capture order, so every flow's analysis is the one the single-thread
+//! [`Analyzer`](crate::analyse::Analyzer) computes: results do not depend on `jobs`.
+//!
+//! Memory. Each channel holds at most [`QUEUE_BATCHES`] batches of [`BATCH`] segments, so
+//! in-flight data is bounded by `jobs × QUEUE_BATCHES × BATCH × size_of::<Msg>()`. A flow
+//! idle for `idle_timeout` of capture time, or closed (RST, or FIN both ways) and idle for
+//! `close_grace`, is judged and its state dropped: analysis state is proportional to the
+//! flows active at one time. What stays for every flow ever seen is the numbering record
+//! (key, base sequence numbers, the flows-table row) — Wireshark keeps the same, and it is
+//! what makes a later segment with the same 4-tuple join the same `tcp.stream` (or a new
+//! one under the port-reuse rule) exactly as without eviction. Such a segment restarts the
+//! flow's analysis (an *episode*); the flow keeps the verdict of its largest episode.
+
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::thread::JoinHandle;
+
+use ahash::AHashMap;
+
+use crate::analyse::vantage::Vantage;
+use crate::analyse::verdict::{judge, FlowVerdict};
+use crate::analyse::FlowState;
+use crate::bpf::FrameFilter;
+use crate::decode::TcpSegment;
+use crate::flow::{FlowSummary, FlowTable, Placement};
+use crate::ingest::{Frame, FrameSource, IngestError};
+use crate::pipeline::{place_frame, Scan, ScanStats, SegmentSink};
+
+/// Segments per batch sent to a worker.
+pub const BATCH: usize = 1024;
+/// Batches a worker's channel holds before the reader waits.
+pub const QUEUE_BATCHES: usize = 4;
+const SEC: i64 = 1_000_000_000;
+
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Analysis threads; 1 analyses on the reading thread.
+    pub jobs: usize,
+    /// Finalise a flow after this much capture time without a segment; `None` never.
+    pub idle_timeout_ns: Option<i64>,
+    /// Finalise a closed flow (RST, or FIN in both directions) after this much idle time.
+    pub close_grace_ns: i64,
+    pub vantage: Option<Vantage>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions { jobs: 1, idle_timeout_ns: Some(300 * SEC), close_grace_ns: 10 * SEC, vantage: None }
+    }
+}
+
+/// What the engine itself did, for the memory bound and the docs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    /// Most flows holding analysis state at once.
+    pub peak_active: usize,
+    /// Flows finalised before the end of the input.
+    pub evicted: u64,
+    /// Segments that arrived for a flow already finalised (they start a new episode).
+    pub resumed: u64,
+    /// Frames the capture filter rejected.
+    pub filtered_out: u64,
+}
+
+/// One placed segment on its way to a worker.
+struct Shipped {
+    frame: u64,
+    ts_ns: i64,
+    flow: u32,
+    dir: u8,
+    seg: TcpSegment,
+}
+
+enum Msg {
+    Seg(Shipped),
+    /// The flow is finished (for now): judge it against this summary, drop its state.
+    Final(Box<FlowSummary>),
+}
+
+/// The analysis of a set of flows: one per worker thread, or inline.
+struct Worker {
+    states: AHashMap<u32, FlowState>,
+    vantage: Option<Vantage>,
+}
+
+impl Worker {
+    fn handle(&mut self, m: Msg, out: &mut impl FnMut(u32, FlowVerdict)) {
+        match m {
+            Msg::Seg(s) => {
+                // Same call as `Analyzer::segment`.
+                let st = self.states.entry(s.flow).or_default();
+                st.on_segment(&s.seg, s.dir as usize, s.frame, s.ts_ns);
+            }
+            Msg::Final(sum) => {
+                let st = self.states.remove(&sum.stream).unwrap_or_default();
+                out(sum.stream, judge(&st, &sum, self.vantage));
+            }
+        }
+    }
+}
+
+enum Lanes {
+    Inline { worker: Worker, done: Vec<(u32, FlowVerdict)> },
+    Threads { txs: Vec<SyncSender<Vec<Msg>>>, bufs: Vec<Vec<Msg>>, handles: Vec<JoinHandle<()>>, results: Receiver<(u32, FlowVerdict)> },
+}
+
+impl Lanes {
+    fn new(jobs: usize, vantage: Option<Vantage>) -> Lanes {
+        if jobs <= 1 {
+            return Lanes::Inline { worker: Worker { states: AHashMap::new(), vantage }, done: Vec::new() };
+        }
+        let (rtx, results) = channel::<(u32, FlowVerdict)>();
+        let mut txs = Vec::new();
+        let mut handles = Vec::new();
+        for i in 0..jobs {
+            let (tx, rx) = sync_channel::<Vec<Msg>>(QUEUE_BATCHES);
+            let rtx: Sender<(u32, FlowVerdict)> = rtx.clone();
+            let h = std::thread::Builder::new()
+                .name(format!("tcpdiag-analyse-{i}"))
+                .spawn(move || {
+                    let mut w = Worker { states: AHashMap::new(), vantage };
+                    let mut send = |s: u32, v: FlowVerdict| {
+                        let _ = rtx.send((s, v));
+                    };
+                    for batch in rx {
+                        for m in batch {
+                            w.handle(m, &mut send);
+                        }
+                    }
+                })
+                .expect("spawn analysis thread");
+            txs.push(tx);
+            handles.push(h);
+        }
+        Lanes::Threads { bufs: (0..jobs).map(|_| Vec::with_capacity(BATCH)).collect(), txs, handles, results }
+    }
+
+    #[inline]
+    fn send(&mut self, flow: u32, m: Msg) {
+        match self {
+            Lanes::Inline { worker, done } => worker.handle(m, &mut |s, v| done.push((s, v))),
+            Lanes::Threads { txs, bufs, .. } => {
+                let i = flow as usize % txs.len();
+                bufs[i].push(m);
+                if bufs[i].len() >= BATCH {
+                    let full = std::mem::replace(&mut bufs[i], Vec::with_capacity(BATCH));
+                    // A worker only goes away by panicking; the join below reports it.
+                    let _ = txs[i].send(full);
+                }
+            }
+        }
+    }
+
+    /// Verdicts finished so far.
+    fn drain(&mut self, out: &mut impl FnMut(u32, FlowVerdict)) {
+        match self {
+            Lanes::Inline { done, .. } => done.drain(..).for_each(|(s, v)| out(s, v)),
+            Lanes::Threads { results, .. } => results.try_iter().for_each(|(s, v)| out(s, v)),
+        }
+    }
+
+    fn finish(self, out: &mut impl FnMut(u32, FlowVerdict)) {
+        match self {
+            Lanes::Inline { done, .. } => done.into_iter().for_each(|(s, v)| out(s, v)),
+            Lanes::Threads { txs, bufs, handles, results } => {
+                for (tx, buf) in txs.iter().zip(bufs) {
+                    if !buf.is_empty() {
+                        let _ = tx.send(buf);
+                    }
+                }
+                drop(txs);
+                for h in handles {
+                    if let Err(p) = h.join() {
+                        std::panic::resume_unwind(p);
+                    }
+                }
+                results.try_iter().for_each(|(s, v)| out(s, v));
+            }
+        }
+    }
+}
+
+/// Flow life as the reader sees it.
+const NEVER: u8 = 0;
+const ACTIVE: u8 = 1;
+const FINALISED: u8 = 2;
+
+/// The `SegmentSink` on the reading thread: tracks which flows are active and ships
+/// segments to the lanes.
+struct Dispatch {
+    lanes: Lanes,
+    life: Vec<u8>,
+    active: Vec<u32>,
+    stats: EngineStats,
+}
+
+impl SegmentSink for Dispatch {
+    #[inline]
+    fn segment(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement) {
+        let i = place.flow as usize;
+        if i >= self.life.len() {
+            self.life.resize(i + 1, NEVER);
+        }
+        if self.life[i] != ACTIVE {
+            if self.life[i] == FINALISED {
+                self.stats.resumed += 1;
+            }
+            self.life[i] = ACTIVE;
+            self.active.push(place.flow);
+            self.stats.peak_active = self.stats.peak_active.max(self.active.len());
+        }
+        let m = Shipped { frame: frame.number, ts_ns: frame.ts_ns, flow: place.flow, dir: place.dir.index() as u8, seg: seg.clone() };
+        self.lanes.send(place.flow, Msg::Seg(m));
+    }
+}
+
+/// The engine: feed it frames, then `finish`.
+pub struct Engine {
+    opts: EngineOptions,
+    table: FlowTable,
+    stats: ScanStats,
+    dispatch: Dispatch,
+    filter: Option<FrameFilter>,
+    /// Latest capture time seen (timestamps may step back; eviction uses the latest).
+    now_ns: i64,
+    next_sweep_ns: Option<i64>,
+    /// Verdicts by stream, with the data bytes of the episode they judged.
+    verdicts: AHashMap<u32, (FlowVerdict, u32)>,
+}
+
+impl Engine {
+    pub fn new(opts: EngineOptions, filter: Option<FrameFilter>) -> Engine {
+        let lanes = Lanes::new(opts.jobs, opts.vantage);
+        Engine {
+            opts,
+            table: FlowTable::new(),
+            stats: ScanStats::default(),
+            dispatch: Dispatch { lanes, life: Vec::new(), active: Vec::new(), stats: EngineStats::default() },
+            filter,
+            now_ns: i64::MIN,
+            next_sweep_ns: None,
+            verdicts: AHashMap::new(),
+        }
+    }
+
+    /// Filters, decodes, places and ships one frame.
+    #[inline]
+    pub fn frame(&mut self, frame: &Frame<'_>) {
+        if let Some(f) = &mut self.filter {
+            if !f.matches(frame) {
+                self.dispatch.stats.filtered_out += 1;
+                return;
+            }
+        }
+        place_frame(&mut self.table, &mut self.stats, frame, &mut self.dispatch);
+        if frame.ts_ns > self.now_ns {
+            self.now_ns = frame.ts_ns;
+            match self.next_sweep_ns {
+                None => self.next_sweep_ns = Some(self.now_ns + self.sweep_interval()),
+                Some(t) if self.now_ns >= t => self.sweep(),
+                _ => {}
+            }
+        }
+    }
+
+    fn sweep_interval(&self) -> i64 {
+        let shortest = self.opts.idle_timeout_ns.unwrap_or(i64::MAX).min(self.opts.close_grace_ns);
+        (shortest / 4).max(SEC / 10)
+    }
+
+    /// Finalises flows idle past their timeout.
+    fn sweep(&mut self) {
+        self.next_sweep_ns = Some(self.now_ns + self.sweep_interval());
+        let Some(timeout) = self.opts.idle_timeout_ns else { return };
+        let grace = self.opts.close_grace_ns;
+        let now = self.now_ns;
+        let flows = self.table.flows();
+        let d = &mut self.dispatch;
+        let mut keep = Vec::with_capacity(d.active.len());
+        for &f in &d.active {
+            let s = &flows[f as usize];
+            let idle = now.saturating_sub(s.last_ts_ns);
+            let closed = s.sides.iter().any(|x| x.rst_seen) || s.sides.iter().all(|x| x.fin_seen);
+            if idle >= timeout || (closed && idle >= grace) {
+                d.life[f as usize] = FINALISED;
+                d.stats.evicted += 1;
+                d.lanes.send(f, Msg::Final(Box::new(s.clone())));
+            } else {
+                keep.push(f);
+            }
+        }
+        d.active = keep;
+        let verdicts = &mut self.verdicts;
+        d.lanes.drain(&mut |s, v| keep_largest(verdicts, s, v));
+    }
+
+    /// The flows table so far.
+    pub fn table(&self) -> &FlowTable {
+        &self.table
+    }
+
+    pub fn scan_stats(&self) -> &ScanStats {
+        &self.stats
+    }
+
+    pub fn engine_stats(&self) -> &EngineStats {
+        &self.dispatch.stats
+    }
+
+    /// The verdict a flow would get if the input ended now (inline engine only: with
+    /// worker threads the state lives elsewhere and `None` comes back).
+    pub fn judge_now(&self, stream: u32) -> Option<FlowVerdict> {
+        let Lanes::Inline { worker, .. } = &self.dispatch.lanes else { return None };
+        let sum = self.table.flows().get(stream as usize)?;
+        match worker.states.get(&stream) {
+            Some(st) => Some(judge(st, sum, self.opts.vantage)),
+            None => self.verdicts.get(&stream).map(|(v, _)| v.clone()),
+        }
+    }
+
+    /// Flows holding analysis state now.
+    pub fn active(&self) -> &[u32] {
+        &self.dispatch.active
+    }
+
+    /// Judges every flow still active and returns the flows table with one verdict per
+    /// flow (in stream order).
+    pub fn finish(mut self, input_bytes: u64, error: Option<IngestError>) -> Outcome {
+        let mut active = std::mem::take(&mut self.dispatch.active);
+        active.sort_unstable();
+        for f in active {
+            let s = self.table.flows()[f as usize].clone();
+            self.dispatch.lanes.send(f, Msg::Final(Box::new(s)));
+        }
+        let verdicts = &mut self.verdicts;
+        self.dispatch.lanes.finish(&mut |s, v| keep_largest(verdicts, s, v));
+        self.stats.input_bytes = input_bytes;
+        let flows = self.table.into_flows();
+        let empty = FlowState::default();
+        let mut episodes = Vec::new();
+        let verdicts = flows
+            .iter()
+            .map(|f| match self.verdicts.remove(&f.stream) {
+                Some((v, n)) => {
+                    if n > 1 {
+                        episodes.push((f.stream, n));
+                    }
+                    v
+                }
+                None => judge(&empty, f, self.opts.vantage),
+            })
+            .collect();
+        Outcome { scan: Scan { flows, stats: self.stats, error }, verdicts, episodes, engine: self.dispatch.stats }
+    }
+}
+
+/// A flow judged more than once (it resumed after eviction) keeps the verdict of the
+/// episode that carried the most data.
+fn keep_largest(map: &mut AHashMap<u32, (FlowVerdict, u32)>, stream: u32, v: FlowVerdict) {
+    match map.get_mut(&stream) {
+        None => {
+            map.insert(stream, (v, 1));
+        }
+        Some((old, n)) => {
+            *n += 1;
+            if v.data_bytes > old.data_bytes {
+                *old = v;
+            }
+        }
+    }
+}
+
+/// The result of a run: the flows table, one verdict per flow (index = stream).
+pub struct Outcome {
+    pub scan: Scan,
+    pub verdicts: Vec<FlowVerdict>,
+    /// Streams analysed in more than one episode (resumed after eviction), with the count.
+    pub episodes: Vec<(u32, u32)>,
+    pub engine: EngineStats,
+}
+
+/// Reads a whole source through the engine.
+pub fn run(mut source: impl FrameSource, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
+    let mut engine = Engine::new(opts, filter);
+    let error = loop {
+        match source.next_frame() {
+            Ok(Some(f)) => engine.frame(&f),
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        }
+    };
+    engine.finish(source.input_bytes_read(), error)
+}
