@@ -138,5 +138,7 @@ def packets(capture: str, fmt: str, output: str) -> None:
     finish(res)
 
 
+__import__("tcpdiag.cli_scale").cli_scale.register(main)
+
 if __name__ == "__main__":
     main()

@@ -4,6 +4,8 @@
 //! raised from here: the Python layer decides between a warning and an exception. Rust
 //! panics are caught at this boundary and become `RuntimeError` naming the input.
 
+mod parallel;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -393,5 +395,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_packets_csv, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_class::<PacketChunks>()?;
+    parallel::register(m)?;
     Ok(())
 }
