@@ -23,7 +23,7 @@ from tcpdiag import _native
 #: Seconds of capture time after which an idle flow is judged and its state dropped.
 DEFAULT_IDLE_TIMEOUT = 300.0
 #: Seconds after which a closed flow (RST, or FIN both ways) is judged.
-DEFAULT_CLOSE_GRACE = 10.0
+DEFAULT_CLOSE_GRACE = 1.0
 
 #: Columns the fleet table adds in front of / after the analysis' flows table.
 FLEET_COLUMNS = {

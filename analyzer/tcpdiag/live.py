@@ -50,7 +50,7 @@ class LiveRun:
     """One live capture session on an interface."""
 
     def __init__(self, iface: str, *, filter: str | None = None, snaplen: int = 262_144,
-                 vantage: str | None = None, idle_timeout: float | None = 300.0, close_grace: float = 10.0) -> None:
+                 vantage: str | None = None, idle_timeout: float | None = 300.0, close_grace: float = 1.0) -> None:
         self.iface = iface
         self._s = _native.LiveSession(iface, filter, snaplen, vantage, idle_timeout, close_grace)
         self._t0 = time.monotonic()

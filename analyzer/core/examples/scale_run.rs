@@ -22,6 +22,13 @@ fn main() {
                 let s: f64 = args.next().unwrap().parse().unwrap();
                 opts.idle_timeout_ns = (s > 0.0).then_some((s * 1e9) as i64);
             }
+            "--scan-only" => {
+                // Read, decode and place only (the sequential part), for the speed-up budget.
+                let t = Instant::now();
+                let s = tcpdiag_core::pipeline::scan(CaptureReader::open(Path::new(&args.next().unwrap())).unwrap(), &mut tcpdiag_core::pipeline::NoSink);
+                println!("{{\"scan_only_s\": {:.3}, \"frames\": {}}}", t.elapsed().as_secs_f64(), s.stats.frames);
+                return;
+            }
             "--filter" => filter = Some(FrameFilter::new(&args.next().unwrap()).unwrap()),
             _ => files.push(a),
         }

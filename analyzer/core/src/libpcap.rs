@@ -38,7 +38,16 @@ struct PktHdr {
 
 type Pcap = c_void;
 
+#[repr(C)]
+struct PollFd {
+    fd: c_int,
+    events: i16,
+    revents: i16,
+}
+const POLLIN: i16 = 1;
+
 extern "C" {
+    fn poll(fds: *mut PollFd, nfds: u64, timeout: c_int) -> c_int;
     fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
     fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
 }
@@ -65,6 +74,8 @@ struct Api {
     setfilter: unsafe extern "C" fn(*mut Pcap, *mut BpfProgram) -> c_int,
     next_ex: unsafe extern "C" fn(*mut Pcap, *mut *const PktHdr, *mut *const u8) -> c_int,
     statustostr: unsafe extern "C" fn(c_int) -> *const c_char,
+    setnonblock: unsafe extern "C" fn(*mut Pcap, c_int, *mut c_char) -> c_int,
+    selectable_fd: unsafe extern "C" fn(*mut Pcap) -> c_int,
 }
 
 // The function pointers are plain code addresses.
@@ -110,6 +121,8 @@ fn load() -> Result<Api, String> {
         setfilter: sym!("pcap_setfilter"),
         next_ex: sym!("pcap_next_ex"),
         statustostr: sym!("pcap_statustostr"),
+        setnonblock: sym!("pcap_setnonblock"),
+        selectable_fd: sym!("pcap_get_selectable_fd"),
     })
 }
 
@@ -192,6 +205,10 @@ pub fn compile(expr: &str, linktype: u32, snaplen: u32) -> Result<Compiled, Stri
 pub struct LiveHandle {
     p: *mut Pcap,
     pub linktype: u32,
+    /// Descriptor to wait on: in immediate mode libpcap's own read timeout does not end a
+    /// blocking read, so the handle is non-blocking and `next` polls.
+    fd: c_int,
+    timeout_ms: u32,
 }
 
 // One thread uses a handle at a time.
@@ -225,7 +242,7 @@ impl LiveHandle {
             if p.is_null() {
                 return Err(CStr::from_ptr(errbuf.as_ptr()).to_string_lossy().into_owned());
             }
-            let h = LiveHandle { p, linktype: 0 };
+            let h = LiveHandle { p, linktype: 0, fd: -1, timeout_ms };
             (a.set_snaplen)(p, snaplen as c_int);
             (a.set_timeout)(p, timeout_ms as c_int);
             (a.set_immediate_mode)(p, 1);
@@ -242,6 +259,10 @@ impl LiveHandle {
             };
             let mut h = h;
             h.linktype = linktype;
+            if (a.setnonblock)(p, 1, errbuf.as_mut_ptr()) != 0 {
+                return Err(CStr::from_ptr(errbuf.as_ptr()).to_string_lossy().into_owned());
+            }
+            h.fd = (a.selectable_fd)(p);
             if let Some(expr) = filter {
                 let mut c = compile(expr, linktype, snaplen)?;
                 if (a.setfilter)(p, &mut c.prog) != 0 {
@@ -260,7 +281,13 @@ impl LiveHandle {
         // SAFETY: on rc == 1 libpcap hands out a header and caplen bytes valid until the
         // next call, which the returned borrow of `self` enforces.
         unsafe {
-            match (a.next_ex)(self.p, &mut hdr, &mut data) {
+            let mut rc = (a.next_ex)(self.p, &mut hdr, &mut data);
+            if rc == 0 && self.fd >= 0 {
+                let mut pfd = PollFd { fd: self.fd, events: POLLIN, revents: 0 };
+                poll(&mut pfd, 1, self.timeout_ms as c_int);
+                rc = (a.next_ex)(self.p, &mut hdr, &mut data);
+            }
+            match rc {
                 1 => {
                     let h = &*hdr;
                     let ts_ns = h.ts.tv_sec * 1_000_000_000 + h.ts.tv_usec;

@@ -27,10 +27,10 @@ use crate::analyse::vantage::Vantage;
 use crate::analyse::verdict::{judge, FlowVerdict};
 use crate::analyse::FlowState;
 use crate::bpf::FrameFilter;
-use crate::decode::TcpSegment;
+use crate::decode::{self, Decoded, TcpSegment};
 use crate::flow::{FlowSummary, FlowTable, Placement};
 use crate::ingest::{Frame, FrameSource, IngestError};
-use crate::pipeline::{place_frame, Scan, ScanStats, SegmentSink};
+use crate::pipeline::{place_decoded, place_frame, Scan, ScanStats, SegmentSink};
 
 /// Segments per batch sent to a worker.
 pub const BATCH: usize = 1024;
@@ -51,7 +51,7 @@ pub struct EngineOptions {
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions { jobs: 1, idle_timeout_ns: Some(300 * SEC), close_grace_ns: 10 * SEC, vantage: None }
+        EngineOptions { jobs: 1, idle_timeout_ns: Some(300 * SEC), close_grace_ns: SEC, vantage: None }
     }
 }
 
@@ -85,7 +85,8 @@ enum Msg {
 
 /// The analysis of a set of flows: one per worker thread, or inline.
 struct Worker {
-    states: AHashMap<u32, FlowState>,
+    /// Boxed: a map slot holds a pointer, not the 1.6 KB state (hash tables over-allocate).
+    states: AHashMap<u32, Box<FlowState>>,
     vantage: Option<Vantage>,
 }
 
@@ -230,8 +231,8 @@ pub struct Engine {
     /// Latest capture time seen (timestamps may step back; eviction uses the latest).
     now_ns: i64,
     next_sweep_ns: Option<i64>,
-    /// Verdicts by stream, with the data bytes of the episode they judged.
-    verdicts: AHashMap<u32, (FlowVerdict, u32)>,
+    /// Verdicts by stream (index), and the streams judged more than once.
+    verdicts: Verdicts,
 }
 
 impl Engine {
@@ -245,20 +246,39 @@ impl Engine {
             filter,
             now_ns: i64::MIN,
             next_sweep_ns: None,
-            verdicts: AHashMap::new(),
+            verdicts: Verdicts::default(),
         }
     }
 
     /// Filters, decodes, places and ships one frame.
     #[inline]
     pub fn frame(&mut self, frame: &Frame<'_>) {
-        if let Some(f) = &mut self.filter {
-            if !f.matches(frame) {
-                self.dispatch.stats.filtered_out += 1;
-                return;
-            }
+        if !self.passes(frame) {
+            return;
         }
         place_frame(&mut self.table, &mut self.stats, frame, &mut self.dispatch);
+        self.advance_clock(frame);
+    }
+
+    /// The capture filter's verdict (counted when it rejects).
+    #[inline]
+    fn passes(&mut self, frame: &Frame<'_>) -> bool {
+        let pass = self.filter.as_mut().is_none_or(|f| f.matches(frame));
+        if !pass {
+            self.dispatch.stats.filtered_out += 1;
+        }
+        pass
+    }
+
+    /// Places and ships a frame that passed the filter and was decoded elsewhere.
+    #[inline]
+    fn decoded(&mut self, frame: &Frame<'_>, d: Decoded) {
+        place_decoded(&mut self.table, &mut self.stats, frame, d, &mut self.dispatch);
+        self.advance_clock(frame);
+    }
+
+    #[inline]
+    fn advance_clock(&mut self, frame: &Frame<'_>) {
         if frame.ts_ns > self.now_ns {
             self.now_ns = frame.ts_ns;
             match self.next_sweep_ns {
@@ -297,7 +317,7 @@ impl Engine {
         }
         d.active = keep;
         let verdicts = &mut self.verdicts;
-        d.lanes.drain(&mut |s, v| keep_largest(verdicts, s, v));
+        d.lanes.drain(&mut |s, v| verdicts.keep_largest(s, v));
     }
 
     /// The flows table so far.
@@ -320,7 +340,7 @@ impl Engine {
         let sum = self.table.flows().get(stream as usize)?;
         match worker.states.get(&stream) {
             Some(st) => Some(judge(st, sum, self.opts.vantage)),
-            None => self.verdicts.get(&stream).map(|(v, _)| v.clone()),
+            None => self.verdicts.by_stream.get(stream as usize).cloned().flatten(),
         }
     }
 
@@ -339,38 +359,47 @@ impl Engine {
             self.dispatch.lanes.send(f, Msg::Final(Box::new(s)));
         }
         let verdicts = &mut self.verdicts;
-        self.dispatch.lanes.finish(&mut |s, v| keep_largest(verdicts, s, v));
+        self.dispatch.lanes.finish(&mut |s, v| verdicts.keep_largest(s, v));
         self.stats.input_bytes = input_bytes;
         let flows = self.table.into_flows();
         let empty = FlowState::default();
-        let mut episodes = Vec::new();
-        let verdicts = flows
-            .iter()
-            .map(|f| match self.verdicts.remove(&f.stream) {
-                Some((v, n)) => {
-                    if n > 1 {
-                        episodes.push((f.stream, n));
-                    }
-                    v
-                }
-                None => judge(&empty, f, self.opts.vantage),
-            })
-            .collect();
+        let mut by_stream = std::mem::take(&mut self.verdicts.by_stream);
+        by_stream.resize_with(flows.len(), || None);
+        for (f, v) in flows.iter().zip(by_stream.iter_mut()) {
+            if v.is_none() {
+                *v = Some(judge(&empty, f, self.opts.vantage));
+            }
+        }
+        // Same size as `FlowVerdict` (niche): collected in place, no second copy.
+        let verdicts: Vec<FlowVerdict> = by_stream.into_iter().map(|v| v.unwrap()).collect();
+        let mut episodes: Vec<(u32, u32)> = self.verdicts.episodes.drain().collect();
+        episodes.sort_unstable();
         Outcome { scan: Scan { flows, stats: self.stats, error }, verdicts, episodes, engine: self.dispatch.stats }
     }
 }
 
-/// A flow judged more than once (it resumed after eviction) keeps the verdict of the
-/// episode that carried the most data.
-fn keep_largest(map: &mut AHashMap<u32, (FlowVerdict, u32)>, stream: u32, v: FlowVerdict) {
-    match map.get_mut(&stream) {
-        None => {
-            map.insert(stream, (v, 1));
+/// Verdicts by stream. A flow judged more than once (it resumed after eviction) keeps
+/// the verdict of the episode that carried the most data.
+#[derive(Default)]
+struct Verdicts {
+    by_stream: Vec<Option<FlowVerdict>>,
+    /// Streams judged more than once, with the number of episodes.
+    episodes: AHashMap<u32, u32>,
+}
+
+impl Verdicts {
+    fn keep_largest(&mut self, stream: u32, v: FlowVerdict) {
+        let i = stream as usize;
+        if i >= self.by_stream.len() {
+            self.by_stream.resize_with(i + 1, || None);
         }
-        Some((old, n)) => {
-            *n += 1;
-            if v.data_bytes > old.data_bytes {
-                *old = v;
+        match &mut self.by_stream[i] {
+            slot @ None => *slot = Some(v),
+            Some(old) => {
+                *self.episodes.entry(stream).or_insert(1) += 1;
+                if v.data_bytes > old.data_bytes {
+                    *old = v;
+                }
             }
         }
     }
@@ -385,8 +414,17 @@ pub struct Outcome {
     pub engine: EngineStats,
 }
 
-/// Reads a whole source through the engine.
+/// Reads a whole source through the engine. With `jobs` ≥ 2 decoding runs on `jobs`
+/// threads too (see [`run_pipelined`]).
 pub fn run(mut source: impl FrameSource, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
+    run_on(&mut source, opts, filter)
+}
+
+/// [`run`] on a borrowed source (to ask it afterwards, e.g. which merged input failed).
+pub fn run_on<S: FrameSource>(source: &mut S, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
+    if opts.jobs >= 2 {
+        return run_pipelined(source, opts, filter);
+    }
     let mut engine = Engine::new(opts, filter);
     let error = loop {
         match source.next_frame() {
@@ -395,5 +433,121 @@ pub fn run(mut source: impl FrameSource, opts: EngineOptions, filter: Option<Fra
             Err(e) => break Some(e),
         }
     };
+    engine.finish(source.input_bytes_read(), error)
+}
+
+/// Captured bytes per decode batch at most (with [`BATCH`] frames at most).
+const DECODE_BATCH_BYTES: usize = 1 << 20;
+
+/// Frames on their way to a decoder: their captured bytes in one arena.
+#[derive(Default)]
+struct RawBatch {
+    /// (frame number, time, original length, link type, end of its bytes in `bytes`).
+    metas: Vec<(u64, i64, u32, u32, usize)>,
+    bytes: Vec<u8>,
+}
+
+/// Decoded frames, in the batch's order.
+struct DecodedBatch {
+    metas: Vec<(u64, i64, u32, u32, usize)>,
+    decoded: Vec<Decoded>,
+}
+
+/// The engine with decoding spread over `jobs` threads: the reading thread reads records
+/// (and applies the filter), `jobs` decoder threads decode batches of them, and the reading
+/// thread places the decoded frames in batch order — so numbering sees frames in capture
+/// order — and ships the segments to the analysis lanes. At most `2 × jobs` batches are
+/// being decoded at once (bounded memory: ≤ 1 MiB of captured bytes each).
+pub fn run_pipelined<S: FrameSource>(source: &mut S, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
+    let jobs = opts.jobs.max(1);
+    let window = 2 * jobs;
+    let mut engine = Engine::new(opts, filter);
+    let mut to_dec = Vec::new();
+    let mut from_dec = Vec::new();
+    let mut handles = Vec::new();
+    for i in 0..jobs {
+        let (tx, rx) = sync_channel::<RawBatch>(window);
+        let (otx, orx) = channel::<DecodedBatch>();
+        handles.push(
+            std::thread::Builder::new()
+                .name(format!("tcpdiag-decode-{i}"))
+                .spawn(move || {
+                    for b in rx {
+                        let mut start = 0;
+                        let decoded = b
+                            .metas
+                            .iter()
+                            .map(|&(_, _, origlen, lt, end)| {
+                                let d = decode::decode(lt, &b.bytes[start..end], origlen);
+                                start = end;
+                                d
+                            })
+                            .collect();
+                        if otx.send(DecodedBatch { metas: b.metas, decoded }).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .expect("spawn decode thread"),
+        );
+        to_dec.push(tx);
+        from_dec.push(orx);
+    }
+    let mut inflight = std::collections::VecDeque::new();
+    let mut next = 0usize;
+    let mut batch = RawBatch::default();
+    let place = |engine: &mut Engine, db: DecodedBatch| {
+        let mut start = 0;
+        for (&(number, ts_ns, origlen, linktype, end), d) in db.metas.iter().zip(db.decoded) {
+            let frame = Frame {
+                number,
+                ts_ns,
+                caplen: (end - start) as u32,
+                origlen,
+                interface: 0,
+                linktype,
+                data: &[],
+                options: None,
+            };
+            start = end;
+            engine.decoded(&frame, d);
+        }
+    };
+    let error = loop {
+        let step = match source.next_frame() {
+            Ok(Some(f)) => {
+                if engine.passes(&f) {
+                    batch.bytes.extend_from_slice(f.data);
+                    batch.metas.push((f.number, f.ts_ns, f.origlen, f.linktype, batch.bytes.len()));
+                }
+                None
+            }
+            Ok(None) => Some(None),
+            Err(e) => Some(Some(e)),
+        };
+        let end = step.is_some();
+        if batch.metas.len() >= BATCH || batch.bytes.len() >= DECODE_BATCH_BYTES || (end && !batch.metas.is_empty()) {
+            let full = std::mem::take(&mut batch);
+            let _ = to_dec[next].send(full);
+            inflight.push_back(next);
+            next = (next + 1) % jobs;
+            while inflight.len() >= window || (end && !inflight.is_empty()) {
+                let i = inflight.pop_front().unwrap();
+                match from_dec[i].recv() {
+                    Ok(db) => place(&mut engine, db),
+                    Err(_) => break,
+                }
+            }
+        }
+        if let Some(e) = step {
+            break e;
+        }
+    };
+    drop(to_dec);
+    for h in handles {
+        if let Err(p) = h.join() {
+            std::panic::resume_unwind(p);
+        }
+    }
     engine.finish(source.input_bytes_read(), error)
 }

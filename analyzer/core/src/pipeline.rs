@@ -126,9 +126,16 @@ impl Scanner {
 /// Counts, decodes and places one frame, handing a TCP segment to `sink`: the step
 /// `Scanner::advance` repeats, for callers with their own frame loop (live capture).
 /// Returns true when a segment went to the sink.
+#[inline]
 pub fn place_frame(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, sink: &mut impl SegmentSink) -> bool {
+    place_decoded(table, stats, frame, decode::decode(frame.linktype, frame.data, frame.origlen), sink)
+}
+
+/// `place_frame` for a frame decoded elsewhere (on another thread): `frame.data` is unused.
+#[inline]
+pub fn place_decoded(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, decoded: Decoded, sink: &mut impl SegmentSink) -> bool {
     stats.frames += 1;
-    match decode::decode(frame.linktype, frame.data, frame.origlen) {
+    match decoded {
         Decoded::Tcp(seg) if seg.in_icmp_error => {
             stats.icmp_quoted += 1;
             table.place_quoted(&seg, frame.number, frame.ts_ns);

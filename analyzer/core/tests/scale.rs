@@ -302,3 +302,15 @@ fn bpf_filter_keeps_original_frame_numbers() {
     assert!(o.engine.filtered_out > 0);
     assert!(FrameFilter::new("host and and").is_err());
 }
+
+#[test]
+fn sizes_for_the_memory_bound() {
+    use std::mem::size_of;
+    eprintln!(
+        "FlowState {} FlowSummary {} FlowVerdict {} TcpSegment {}",
+        size_of::<FlowState>(),
+        size_of::<tcpdiag_core::flow::FlowSummary>(),
+        size_of::<tcpdiag_core::analyse::verdict::FlowVerdict>(),
+        size_of::<tcpdiag_core::decode::TcpSegment>()
+    );
+}

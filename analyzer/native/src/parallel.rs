@@ -12,7 +12,7 @@ use tcpdiag_core::bpf::FrameFilter;
 use tcpdiag_core::ingest::merge::MergedSource;
 use tcpdiag_core::ingest::CaptureReader;
 use tcpdiag_core::live::LiveCapture;
-use tcpdiag_core::parallel::{run, EngineOptions, EngineStats, Outcome};
+use tcpdiag_core::parallel::{run, run_on, EngineOptions, EngineStats, Outcome};
 use tcpdiag_core::pipeline::{Scan, ScanStats};
 
 use super::{flows_dict, guarded, parse_vantage, result_dict, verdict_dict};
@@ -60,7 +60,7 @@ fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict
 /// capture time, `None` = never). Adds `"engine"`: peak active flows, evictions, episodes;
 /// an error dict carries `"input"`, the index of the capture that failed.
 #[pyfunction]
-#[pyo3(signature = (paths, jobs = 1, vantage = None, filter = None, idle_timeout = Some(300.0), close_grace = 10.0))]
+#[pyo3(signature = (paths, jobs = 1, vantage = None, filter = None, idle_timeout = Some(300.0), close_grace = 1.0))]
 fn analyze_scaled<'py>(
     py: Python<'py>,
     paths: Vec<String>,
@@ -95,18 +95,8 @@ fn analyze_scaled<'py>(
                 (run(readers.pop().unwrap(), opts, filter), Some(0))
             } else {
                 let mut src = MergedSource::new(readers);
-                let mut engine = tcpdiag_core::parallel::Engine::new(opts, filter);
-                let error = loop {
-                    use tcpdiag_core::ingest::FrameSource;
-                    match src.next_frame() {
-                        Ok(Some(f)) => engine.frame(&f),
-                        Ok(None) => break None,
-                        Err(e) => break Some(e),
-                    }
-                };
-                let failed = src.failed_input();
-                let bytes = tcpdiag_core::ingest::FrameSource::input_bytes_read(&src);
-                (engine.finish(bytes, error), failed)
+                let o = run_on(&mut src, opts, filter);
+                (o, src.failed_input())
             }
         })
     })?;
@@ -127,7 +117,7 @@ struct LiveSession {
 #[pymethods]
 impl LiveSession {
     #[new]
-    #[pyo3(signature = (iface, filter = None, snaplen = 262_144, vantage = None, idle_timeout = Some(300.0), close_grace = 10.0))]
+    #[pyo3(signature = (iface, filter = None, snaplen = 262_144, vantage = None, idle_timeout = Some(300.0), close_grace = 1.0))]
     fn new(iface: &str, filter: Option<&str>, snaplen: u32, vantage: Option<&str>, idle_timeout: Option<f64>, close_grace: f64) -> PyResult<Self> {
         let opts = engine_options(1, vantage, idle_timeout, close_grace)?;
         let cap = LiveCapture::open(iface, filter, snaplen, opts).map_err(|m| {

@@ -28,6 +28,7 @@ pub struct MergedSource {
     started: bool,
     /// An error met while reading ahead; returned once the frames before it are out.
     pending_error: Option<(usize, IngestError)>,
+    failed: Option<usize>,
     done: bool,
 }
 
@@ -41,13 +42,14 @@ impl MergedSource {
             number: 0,
             started: false,
             pending_error: None,
+            failed: None,
             done: false,
         }
     }
 
     /// Index of the input whose error ended the merge.
     pub fn failed_input(&self) -> Option<usize> {
-        self.pending_error.as_ref().map(|(i, _)| *i)
+        self.failed
     }
 
     /// Reads input `i`'s next frame into `buf`; false at its end or error.
@@ -65,6 +67,7 @@ impl MergedSource {
             Ok(None) => None,
             Err(e) => {
                 if self.pending_error.is_none() {
+                    self.failed = Some(i);
                     self.pending_error = Some((i, e));
                 }
                 None
