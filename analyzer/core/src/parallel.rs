@@ -108,7 +108,15 @@ impl Worker {
 
 enum Lanes {
     Inline { worker: Worker, done: Vec<(u32, FlowVerdict)> },
-    Threads { txs: Vec<SyncSender<Vec<Msg>>>, bufs: Vec<Vec<Msg>>, handles: Vec<JoinHandle<()>>, results: Receiver<(u32, FlowVerdict)> },
+    Threads {
+        txs: Vec<SyncSender<Vec<Msg>>>,
+        bufs: Vec<Vec<Msg>>,
+        /// Emptied batch vectors coming back, so batches are not reallocated (and freed
+        /// on another thread) each time.
+        spare: Receiver<Vec<Msg>>,
+        handles: Vec<JoinHandle<()>>,
+        results: Receiver<(u32, FlowVerdict)>,
+    },
 }
 
 impl Lanes {
@@ -117,11 +125,13 @@ impl Lanes {
             return Lanes::Inline { worker: Worker { states: AHashMap::new(), vantage }, done: Vec::new() };
         }
         let (rtx, results) = channel::<(u32, FlowVerdict)>();
+        let (spare_tx, spare) = channel::<Vec<Msg>>();
         let mut txs = Vec::new();
         let mut handles = Vec::new();
         for i in 0..jobs {
             let (tx, rx) = sync_channel::<Vec<Msg>>(QUEUE_BATCHES);
             let rtx: Sender<(u32, FlowVerdict)> = rtx.clone();
+            let spare_tx = spare_tx.clone();
             let h = std::thread::Builder::new()
                 .name(format!("tcpdiag-analyse-{i}"))
                 .spawn(move || {
@@ -129,28 +139,30 @@ impl Lanes {
                     let mut send = |s: u32, v: FlowVerdict| {
                         let _ = rtx.send((s, v));
                     };
-                    for batch in rx {
-                        for m in batch {
+                    for mut batch in rx {
+                        for m in batch.drain(..) {
                             w.handle(m, &mut send);
                         }
+                        let _ = spare_tx.send(batch);
                     }
                 })
                 .expect("spawn analysis thread");
             txs.push(tx);
             handles.push(h);
         }
-        Lanes::Threads { bufs: (0..jobs).map(|_| Vec::with_capacity(BATCH)).collect(), txs, handles, results }
+        Lanes::Threads { bufs: (0..jobs).map(|_| Vec::with_capacity(BATCH)).collect(), txs, spare, handles, results }
     }
 
     #[inline]
     fn send(&mut self, flow: u32, m: Msg) {
         match self {
             Lanes::Inline { worker, done } => worker.handle(m, &mut |s, v| done.push((s, v))),
-            Lanes::Threads { txs, bufs, .. } => {
+            Lanes::Threads { txs, bufs, spare, .. } => {
                 let i = flow as usize % txs.len();
                 bufs[i].push(m);
                 if bufs[i].len() >= BATCH {
-                    let full = std::mem::replace(&mut bufs[i], Vec::with_capacity(BATCH));
+                    let next = spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                    let full = std::mem::replace(&mut bufs[i], next);
                     // A worker only goes away by panicking; the join below reports it.
                     let _ = txs[i].send(full);
                 }
@@ -169,7 +181,7 @@ impl Lanes {
     fn finish(self, out: &mut impl FnMut(u32, FlowVerdict)) {
         match self {
             Lanes::Inline { done, .. } => done.into_iter().for_each(|(s, v)| out(s, v)),
-            Lanes::Threads { txs, bufs, handles, results } => {
+            Lanes::Threads { txs, bufs, handles, results, .. } => {
                 for (tx, buf) in txs.iter().zip(bufs) {
                     if !buf.is_empty() {
                         let _ = tx.send(buf);
@@ -451,6 +463,8 @@ struct RawBatch {
 struct DecodedBatch {
     metas: Vec<(u64, i64, u32, u32, usize)>,
     decoded: Vec<Decoded>,
+    /// The batch's byte arena, emptied, for the reader to reuse.
+    bytes: Vec<u8>,
 }
 
 /// The engine with decoding spread over `jobs` threads: the reading thread reads records
@@ -472,7 +486,7 @@ pub fn run_pipelined<S: FrameSource>(source: &mut S, opts: EngineOptions, filter
             std::thread::Builder::new()
                 .name(format!("tcpdiag-decode-{i}"))
                 .spawn(move || {
-                    for b in rx {
+                    for mut b in rx {
                         let mut start = 0;
                         let decoded = b
                             .metas
@@ -483,7 +497,8 @@ pub fn run_pipelined<S: FrameSource>(source: &mut S, opts: EngineOptions, filter
                                 d
                             })
                             .collect();
-                        if otx.send(DecodedBatch { metas: b.metas, decoded }).is_err() {
+                        b.bytes.clear();
+                        if otx.send(DecodedBatch { metas: b.metas, decoded, bytes: b.bytes }).is_err() {
                             break;
                         }
                     }
@@ -495,8 +510,11 @@ pub fn run_pipelined<S: FrameSource>(source: &mut S, opts: EngineOptions, filter
     }
     let mut inflight = std::collections::VecDeque::new();
     let mut next = 0usize;
-    let mut batch = RawBatch::default();
-    let place = |engine: &mut Engine, db: DecodedBatch| {
+    let fresh = || RawBatch { metas: Vec::with_capacity(BATCH), bytes: Vec::with_capacity(DECODE_BATCH_BYTES / 4) };
+    let mut batch = fresh();
+    let mut spare_bytes: Vec<Vec<u8>> = Vec::new();
+    let place = |engine: &mut Engine, spare: &mut Vec<Vec<u8>>, db: DecodedBatch| {
+        spare.push(db.bytes);
         let mut start = 0;
         for (&(number, ts_ns, origlen, linktype, end), d) in db.metas.iter().zip(db.decoded) {
             let frame = Frame {
@@ -527,14 +545,18 @@ pub fn run_pipelined<S: FrameSource>(source: &mut S, opts: EngineOptions, filter
         };
         let end = step.is_some();
         if batch.metas.len() >= BATCH || batch.bytes.len() >= DECODE_BATCH_BYTES || (end && !batch.metas.is_empty()) {
-            let full = std::mem::take(&mut batch);
+            let next_batch = match spare_bytes.pop() {
+                Some(bytes) => RawBatch { metas: Vec::with_capacity(BATCH), bytes },
+                None => fresh(),
+            };
+            let full = std::mem::replace(&mut batch, next_batch);
             let _ = to_dec[next].send(full);
             inflight.push_back(next);
             next = (next + 1) % jobs;
             while inflight.len() >= window || (end && !inflight.is_empty()) {
                 let i = inflight.pop_front().unwrap();
                 match from_dec[i].recv() {
-                    Ok(db) => place(&mut engine, db),
+                    Ok(db) => place(&mut engine, &mut spare_bytes, db),
                     Err(_) => break,
                 }
             }
