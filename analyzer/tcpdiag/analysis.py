@@ -101,11 +101,13 @@ class FlowVerdict:
 class Analysis(ReportMixin):
     """The diagnosis of one capture (see `tcpdiag.analyze`)."""
 
-    def __init__(self, path: str, *, vantage: str | None = None, errors: str = "raise") -> None:
+    def __init__(self, path: str | list[str], *, vantage: str | None = None, errors: str = "raise",
+                 **scale: Any) -> None:
         self.path = path
         self.vantage = vantage
-        raw = _native.analyze(path, vantage)
-        res = tables._result(path, {k: raw[k] for k in ("flows", "stats", "error")})
+        raw = _scaled(path, vantage, scale) if scale or not isinstance(path, str) else _native.analyze(path, vantage)
+        self.engine = raw.get("engine", {})
+        res = tables._result(raw.get("file", path), {k: raw[k] for k in ("flows", "stats", "error")})
         tables.check(res, errors)
         self.scan = res
         self.verdicts = {v["stream"]: FlowVerdict.from_native(v) for v in raw["verdicts"]}
@@ -158,7 +160,14 @@ class Analysis(ReportMixin):
         return df
 
 
-def analyze(path: str, *, vantage: str | None = None, errors: str = "raise") -> Analysis:
+def analyze(path: str | list[str], *, vantage: str | None = None, errors: str = "raise", **scale: Any) -> Analysis:
     """Diagnoses every TCP flow of a capture. `vantage`: sender, receiver, middle, or None
-    to infer it per flow."""
-    return Analysis(path, vantage=vantage, errors=errors)
+    to infer it per flow. A list of paths is one capture cut in pieces (merged by time);
+    `jobs`, `filter`, `idle_timeout`, `close_grace`: see `tcpdiag.fleet` and docs/scaling.md."""
+    return Analysis(path, vantage=vantage, errors=errors, **scale)
+
+
+def _scaled(path: str | list[str], vantage: str | None, scale: dict[str, Any]) -> dict:
+    from tcpdiag.fleet import native_scaled
+
+    return native_scaled(path, vantage, **scale)

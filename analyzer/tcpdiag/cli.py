@@ -151,6 +151,9 @@ if __name__ == "__main__":
 
     _main()
 else:
-    from tcpdiag.cli_analyze import analyze  # uses the helpers above
+    # Commands defined in their own modules use the helpers above.
+    from tcpdiag import cli_scale
+    from tcpdiag.cli_analyze import analyze
 
     main.add_command(analyze)
+    cli_scale.register(main)

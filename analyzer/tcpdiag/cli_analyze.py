@@ -16,7 +16,8 @@ from typing import Iterator
 
 import click
 
-from tcpdiag.cli import boundary, capture_arg, finish, opened
+from tcpdiag.cli import boundary, finish, opened
+from tcpdiag.cli_scale import fleet_options, is_fleet, run_fleet
 from tcpdiag.errors import CaptureWarning
 from tcpdiag.report import model, units
 
@@ -53,7 +54,7 @@ def _parsed(fn, value: str | None, param: str):
 
 
 @click.command()
-@capture_arg
+@click.argument("captures", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--flow", "flow_spec", metavar="N|IP:PORT-IP:PORT",
               help="Only this flow: a Wireshark tcp.stream number or its two endpoints (IPv6 in brackets).")
 @click.option("--all", "show_all", is_flag=True, help="Also show short flows (hidden by default).")
@@ -71,22 +72,35 @@ def _parsed(fn, value: str | None, param: str):
 @click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write a self-contained HTML report with graphs (needs the 'report' extra: plotly).")
 @click.option("-q", "--quiet", is_flag=True, help="No report on stdout (with --html/--csv/--parquet); errors still shown.")
+@fleet_options
 @boundary
-def analyze(capture: str, flow_spec: str | None, show_all: bool, min_bytes: str, target_rate: str | None,
-            vantage: str, as_json: bool, csv_dir: str | None, parquet_dir: str | None, html_file: str | None,
-            quiet: bool) -> None:
-    """Tell why each TCP flow of CAPTURE is slow, worst flow first.
+def analyze(captures: tuple[str, ...], flow_spec: str | None, show_all: bool, min_bytes: str,
+            target_rate: str | None, vantage: str, as_json: bool, csv_dir: str | None, parquet_dir: str | None,
+            html_file: str | None, quiet: bool, jobs: int, merge: bool, cluster: str | None, bpf: str | None,
+            idle_timeout: float, top: int) -> None:
+    """Tell why each TCP flow of the CAPTURES is slow, worst flow first.
 
     Per flow: the verdict in words, the share of time in each limit, the window ÷ RTT
     arithmetic, a remedy, and frame numbers to open in Wireshark (frame.number == N).
-    Short flows are hidden unless --all.
+    Short flows are hidden unless --all. Several captures (or globs, or --merge, or
+    --cluster) give the fleet summary instead: one flows table, worst first.
 
     Example:
 
         tcpdiag analyze samples/small_rcvbuf.sender.pcap.gz --target-rate 1G
 
         tcpdiag analyze capture.pcapng --flow 3 --html report.html
+
+        tcpdiag analyze -j 2 'captures/*.pcapng' --csv fleet/
     """
+    scale = {"jobs": jobs, "filter": bpf, "idle_timeout": idle_timeout if idle_timeout > 0 else None}
+    if is_fleet(captures, merge, cluster):
+        run_fleet(captures, merge=merge, cluster=cluster, vantage=vantage, csv_dir=csv_dir,
+                  parquet_dir=parquet_dir, top=top, **scale)
+        return
+    capture = captures[0]
+    # The default single-threaded path needs no scale arguments at all.
+    scale = {k: v for k, v in scale.items() if v not in (None, 1)} if (jobs > 1 or bpf or idle_timeout != 300.0) else {}
     target_bps = _parsed(units.parse_rate, target_rate, "--target-rate")
     min_b = _parsed(units.parse_size, min_bytes, "--min-bytes")
     if html_file:
@@ -101,7 +115,12 @@ def analyze(capture: str, flow_spec: str | None, show_all: bool, min_bytes: str,
         with warnings.catch_warnings(), Progress(path, "analysing", enabled=None if not quiet else False):
             # Damage is reported once by finish(), after the results for the readable part.
             warnings.simplefilter("ignore", CaptureWarning)
-            a = Analysis(path, vantage=None if vantage == "auto" else vantage, errors="warn")
+            try:
+                a = Analysis(path, vantage=None if vantage == "auto" else vantage, errors="warn", **scale)
+            except ValueError as e:
+                if not bpf or "filter" not in str(e):
+                    raise
+                raise click.UsageError(str(e)) from None
         res = opened(a.scan)
         streams = None
         if flow_spec is not None:

@@ -5,6 +5,7 @@
 //! panics are caught at this boundary and become `RuntimeError` naming the input.
 
 mod etl;
+mod parallel;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -408,5 +409,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_class::<PacketChunks>()?;
     etl::register(m)?;
+    parallel::register(m)?;
     Ok(())
 }

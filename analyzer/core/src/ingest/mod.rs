@@ -7,6 +7,7 @@ pub mod byte_order;
 pub mod error;
 pub mod frame;
 pub mod interface;
+pub mod merge;
 pub mod pcap;
 pub mod pcapng;
 pub mod source;
