@@ -294,7 +294,7 @@ impl Engine {
         if frame.ts_ns > self.now_ns {
             self.now_ns = frame.ts_ns;
             match self.next_sweep_ns {
-                None => self.next_sweep_ns = Some(self.now_ns + self.sweep_interval()),
+                None => self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval())),
                 Some(t) if self.now_ns >= t => self.sweep(),
                 _ => {}
             }
@@ -308,7 +308,7 @@ impl Engine {
 
     /// Finalises flows idle past their timeout.
     fn sweep(&mut self) {
-        self.next_sweep_ns = Some(self.now_ns + self.sweep_interval());
+        self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval()));
         let Some(timeout) = self.opts.idle_timeout_ns else { return };
         let grace = self.opts.close_grace_ns;
         let now = self.now_ns;
