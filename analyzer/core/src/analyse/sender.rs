@@ -36,6 +36,8 @@ pub struct RetransRecord {
     pub end: SeqNumber,
     pub frame: u64,
     pub orig_frame: u64,
+    /// When the original was sent, if captured.
+    pub orig_ts_ns: Option<i64>,
     pub ts_ns: i64,
     pub kind: RetransKind,
     pub tsval: Option<u32>,
@@ -322,7 +324,7 @@ impl Sender {
         }
         self.remember(seq, end, seg);
         let kind = self.classify(seq, end, ts);
-        let orig_frame = self.mark_retransmitted(seq, end, frame, tsval);
+        let (orig_frame, orig_ts_ns) = self.mark_retransmitted(seq, end, frame, tsval);
         self.retrans_segments += 1;
         self.retrans_bytes += seg.payload_len as u64;
         notes.retrans = kind;
@@ -349,7 +351,7 @@ impl Sender {
             self.retransmissions.pop_front();
         }
         self.retransmissions.push_back(RetransRecord {
-            seq, end, frame, orig_frame, ts_ns: ts, kind, tsval, proven: Evidence::None, recovery: rec,
+            seq, end, frame, orig_frame, orig_ts_ns, ts_ns: ts, kind, tsval, proven: Evidence::None, recovery: rec,
         });
         self.last_send_ns = ts;
     }
@@ -558,15 +560,16 @@ impl Sender {
 
     /// Marks outstanding records overlapping [seq, end) and returns the frame that first
     /// carried `seq` (0 if it was not captured).
-    fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, tsval: Option<u32>) -> u64 {
-        let mut orig = 0;
+    /// Returns the frame and time of the first transmission (0 and `None` if not captured).
+    fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, tsval: Option<u32>) -> (u64, Option<i64>) {
+        let mut orig = (0, None);
         for s in self.outstanding.iter_mut() {
             if s.seq >= end {
                 break;
             }
             if s.end > seq {
-                if orig == 0 {
-                    orig = s.frame;
+                if orig.0 == 0 {
+                    orig = (s.frame, Some(s.ts_ns));
                 }
                 s.retrans = s.retrans.saturating_add(1);
                 s.last_retrans_frame = frame;

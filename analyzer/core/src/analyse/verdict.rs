@@ -66,6 +66,20 @@ fn mbit(bps: f64) -> String {
     format!("{:.1} Mbit/s", bps / 1e6)
 }
 
+/// How late reordered data was: measured directly (late originals, holes filled without a
+/// retransmission), or, for retransmissions proven spurious, at least the time the sender
+/// waited before resending less one round trip (the original was still missing then).
+fn reorder_extent_ns(s: &super::sender::Sender) -> i64 {
+    let min_rtt = s.rtt.min_ns.unwrap_or(0);
+    let proven = s
+        .retransmission_log()
+        .filter(|r| r.proven as u8 != 0)
+        .filter_map(|r| r.orig_ts_ns.map(|o| r.ts_ns - o - min_rtt))
+        .max()
+        .unwrap_or(0);
+    s.max_reorder.late_ns.max(proven).max(0)
+}
+
 pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Vantage>) -> FlowVerdict {
     let dd = fs.data_dir();
     let s = &fs.senders[dd];
@@ -101,7 +115,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
         spurious: s.spurious,
         dsacks: s.dsacks,
         reorder_events: s.reorder_events,
-        max_reorder_ns: s.max_reorder.late_ns,
+        max_reorder_ns: reorder_extent_ns(s),
         recoveries: s.recoveries.len(),
         zero_windows: s.zero_windows,
         lost_before_bytes: s.lost_before_bytes,
@@ -186,7 +200,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
                 ("spurious", Value::Int(s.spurious as i64)),
                 ("retrans", Value::Int(s.retrans_segments as i64)),
                 ("cuts", Value::Int(spurious_recoveries as i64)),
-                ("extent_ms", Value::Num(s.max_reorder.late_ns as f64 / 1e6)),
+                ("extent_ms", Value::Num(reorder_extent_ns(s) as f64 / 1e6)),
                 ("rack_ms", Value::Num(s.rtt.min_ns.unwrap_or(0) as f64 / 4e6)),
             ],
         });
