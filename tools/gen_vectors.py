@@ -166,7 +166,7 @@ def vector_capture(name: str, tmp: Path) -> tuple[Path, int | None]:
 def cut(src: Path, frames, dst: Path) -> Path:
     """The capture reduced to frames `frames` (a count from 1, or an inclusive range)."""
     lo, hi = (1, frames) if isinstance(frames, int) else frames
-    subprocess.run(["editcap", "-F", "pcap", "-r", str(src), str(dst), f"{lo}-{hi}"], check=True,
+    subprocess.run(["editcap", "-r", str(src), str(dst), f"{lo}-{hi}"], check=True,
                    capture_output=True)
     return dst
 

@@ -1366,7 +1366,7 @@ local function reset()
         frames = {},        -- frame number → record, or false (TCP not analysed)
         proven = {},        -- retransmission frame → { ack frame, evidence }
         next = 1,           -- the next frame of the in-order sweep that analyses
-        base_secs = nil,    -- time origin (whole seconds of the first frame)
+        base_secs = {},     -- stream → time origin (whole seconds of its first frame)
         verdicts = {},      -- stream → { packets = n, v = verdict }
     }
 end
@@ -1393,9 +1393,12 @@ local function analyse(pinfo)
         if p == "ip" then v6 = false elseif p == "ipv6" then v6 = true end
     end
     local src = tostring(last(v6 and fx.ip6_src() or fx.ip_src()))
+    -- Times in ns from a per-flow origin (whole seconds of the flow's first frame): exact
+    -- in a double for any flow shorter than 100 days, whatever the capture's other times.
     local t = last(fx.time())
-    if state.base_secs == nil then state.base_secs = t.secs end
-    local epoch0 = -state.base_secs * 1e9
+    local base = state.base_secs[stream]
+    if base == nil then base = t.secs; state.base_secs[stream] = base end
+    local epoch0 = -base * 1e9
     if protocols:find(":icmp", 1, true) then
         -- A TCP header quoted in an ICMP error: it may open its flow, nothing more.
         state.analyzer:open_only(stream, src, sport, pinfo.number, epoch0)
@@ -1422,7 +1425,7 @@ local function analyse(pinfo)
         end
     end
     local seg = {
-        frame = pinfo.number, ts = (t.secs - state.base_secs) * 1e9 + t.nsecs, epoch0 = epoch0,
+        frame = pinfo.number, ts = (t.secs - base) * 1e9 + t.nsecs, epoch0 = epoch0,
         stream = stream, src = src, sport = sport, seq = last(fx.seq()), ack = last(fx.ack_raw()) or 0,
         len = last(fx.len()) or 0, flags = last(fx.flags()) or 0, window = last(fx.window()) or 0,
         mss = last(fx.mss()), wscale = last(fx.wscale()), sack = sack, tsval = last(fx.tsval()),

@@ -140,5 +140,8 @@ def packets(capture: str, fmt: str, output: str, analysis: bool) -> None:
     finish(res)
 
 
+from tcpdiag.cli_wireshark import wireshark  # noqa: E402  (the `tcpdiag wireshark` group)
+main.add_command(wireshark)
+
 if __name__ == "__main__":
     main()

@@ -21,17 +21,17 @@ local col = {}
 for i, name in ipairs(header) do col[name] = i end
 
 io.write("frame,", table.concat(core.COLUMNS, ","), "\n")
-local base_secs
+local base_secs = {}   -- per flow, as the plugin does
 for line in io.lines() do
     local v = split(line, "\t")
     local function get(name) return v[col[name]] end
     local secs, frac = get("time"):match("^(-?%d+)%.?(%d*)$")
     secs = tonumber(secs)
     local nsecs = tonumber((frac .. "000000000"):sub(1, 9))
-    if base_secs == nil then base_secs = secs end
-    local ts = (secs - base_secs) * 1e9 + nsecs
-    local epoch0 = -base_secs * 1e9
     local frame, stream, kind = tonumber(get("frame")), tonumber(get("stream")), get("kind")
+    if base_secs[stream] == nil then base_secs[stream] = secs end
+    local ts = (secs - base_secs[stream]) * 1e9 + nsecs
+    local epoch0 = -base_secs[stream] * 1e9
     if kind == "quoted" then
         analyzer:open_only(stream, get("src"), tonumber(get("sport")), frame, epoch0)
     elseif kind == "tcp" then
