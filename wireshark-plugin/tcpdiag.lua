@@ -1405,6 +1405,10 @@ local function analyse(pinfo)
         return false
     end
     if s2 ~= nil then return false end    -- several TCP layers: not analysed (docs)
+    local seq, flags, window, len = last(fx.seq()), last(fx.flags()), last(fx.window()), last(fx.len())
+    if seq == nil or flags == nil or window == nil or len == nil then
+        return false                      -- a TCP header cut short: not a segment
+    end
     if truthy(last(fx.ip_mf())) or (last(fx.ip_frag()) or 0) > 0 or (last(fx.ip6_frag()) or 0) > 0
        or truthy(last(fx.ip6_more())) then
         return false                      -- IP fragments: not analysed, as the engine
@@ -1426,8 +1430,8 @@ local function analyse(pinfo)
     end
     local seg = {
         frame = pinfo.number, ts = (t.secs - base) * 1e9 + t.nsecs, epoch0 = epoch0,
-        stream = stream, src = src, sport = sport, seq = last(fx.seq()), ack = last(fx.ack_raw()) or 0,
-        len = last(fx.len()) or 0, flags = last(fx.flags()) or 0, window = last(fx.window()) or 0,
+        stream = stream, src = src, sport = sport, seq = seq, ack = last(fx.ack_raw()) or 0,
+        len = len, flags = flags, window = window,
         mss = last(fx.mss()), wscale = last(fx.wscale()), sack = sack, tsval = last(fx.tsval()),
         tsecr = last(fx.tsecr()), ip_version = v6 and 6 or 4, ip_id = (not v6) and last(fx.ip_id()) or nil,
     }
