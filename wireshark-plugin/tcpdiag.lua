@@ -55,6 +55,18 @@ local core = (function()
     local function div_ceil(a, b) return floor((a + b - 1) / b) end
     M.dist, M.lt, M.sadd = dist, lt, sadd
 
+    -- A FIFO of records stored column-wise (a, b, c, d): no table per record.
+    local function columns() return { h = 1, t = 0, a = {}, b = {}, c = {}, d = {} } end
+    local function cpush(q, a, b, c, d)
+        local t = q.t + 1
+        q.t = t; q.a[t] = a; q.b[t] = b; q.c[t] = c; q.d[t] = d
+    end
+    local function cpop(q)
+        local h = q.h
+        q.a[h] = nil; q.b[h] = nil; q.c[h] = nil; q.d[h] = nil
+        q.h = h + 1
+    end
+
     -- A FIFO with O(1) push and pop at both ends used as Rust's VecDeque.
     local function deque() return { h = 1, t = 0 } end
     local function dlen(q) return q.t - q.h + 1 end
@@ -118,12 +130,13 @@ local core = (function()
     ---------------------------------------------------------------- scoreboard.rs
     local Scoreboard = {}
     Scoreboard.__index = Scoreboard
-    local function scoreboard() return setmetatable({ n = 0 }, Scoreboard) end
-    function Scoreboard:sacked_bytes()
+    local function scoreboard() return setmetatable({ n = 0, total = 0 }, Scoreboard) end
+    function Scoreboard:recount()
         local sum = 0
         for i = 1, self.n do sum = sum + dist(self[i][2], self[i][1]) end
-        return sum
+        self.total = sum
     end
+    function Scoreboard:sacked_bytes() return self.total end
     function Scoreboard:add(start, e, una)
         start = smax(start, una)
         if le(e, start) then return 0 end
@@ -144,7 +157,8 @@ local core = (function()
             if lt(s, self[j][1]) then at = j; break end
         end
         table.insert(self, at, { s, e }); self.n = self.n + 1
-        return self:sacked_bytes() - before
+        self:recount()
+        return self.total - before
     end
     function Scoreboard:advance(una)
         local j = 0
@@ -157,6 +171,7 @@ local core = (function()
             end
         end
         self.n = j
+        self:recount()
     end
     function Scoreboard:is_empty() return self.n == 0 end
     function Scoreboard:highest() if self.n > 0 then return self[self.n][2] end end
@@ -267,7 +282,7 @@ local core = (function()
         return out
     end
     local function handshake_vantage(h, data_dir)
-        if h.syn_dir == nil or h.synack == nil or h.ack == nil then return 0 end
+        if h.ack == nil then return 0 end
         local g1, g2 = h.synack - h.syn, h.ack - h.synack
         local near_client
         if g1 > DOMINANCE * imax(g2, 1) then near_client = true
@@ -322,20 +337,20 @@ local core = (function()
             retrans_bytes = 0, spurious = 0, dsacks = 0, reorder_events = 0,
             max_reorder = { packets = 0, bytes = 0, late_ns = 0 }, lost_before_bytes = 0,
             zero_windows = 0, probes = 0, first_data_ns = nil, d2a = rtt_new(), a2d = rtt_new(),
-            a2d_hint_ns = nil, a2d_recent = {}, a2d_next = 1, sent_tsvals = deque(),
-            peer_tsvals = deque(), history = deque(), rwnd = nil, rounds = deque(),
+            a2d_hint_ns = nil, a2d_recent = {}, a2d_next = 1, a2d_min = nil,
+            sent_tsvals = columns(), peer_tsvals = columns(), history = columns(), rwnd = nil, rounds = deque(),
             round_start = epoch0, round_max = 0,
         }, Sender)
     end
 
     -- Pops TSvals up to `ecr`; returns when `ecr` itself was first seen.
-    local function take_echo(pending, ecr)
+    local function take_echo(pending, ecr)   -- columns: a = TSval, b = when seen
         local found
-        while true do
-            local f = front(pending)
-            if f == nil or ts_older(ecr, f[1]) then break end
-            if f[1] == ecr then found = f[2] end
-            pop(pending)
+        while pending.t >= pending.h do
+            local v = pending.a[pending.h]
+            if ts_older(ecr, v) then break end
+            if v == ecr then found = pending.b[pending.h] end
+            cpop(pending)
         end
         return found
     end
@@ -362,8 +377,13 @@ local core = (function()
             local hs, he = holes[hi][1], holes[hi][2]
             if lt(high, he) then break end
             local dupthresh = not reordering_seen and self.scoreboard:is_lost(hs, mss)
-            local i = q.h
-            while i <= q.t and le(q[i].e, hs) do i = i + 1 end
+            -- Outstanding segments are in sequence order: find the first ending above hs.
+            local lo, hi = q.h, q.t + 1
+            while lo < hi do
+                local mid = floor((lo + hi) / 2)
+                if le(q[mid].e, hs) then lo = mid + 1 else hi = mid end
+            end
+            local i = lo
             while i <= q.t do
                 local seg = q[i]
                 if le(he, seg.seq) then break end
@@ -403,7 +423,6 @@ local core = (function()
         end
         if len == 0 then return end
         self:note_echoes_on_data(seg, ts)
-        local pipe_before = self:pipe(ts)
         if le(self.max, seq) then
             if lt(self.max, seq) then
                 -- Bytes the capture point never saw: lost upstream or dropped by the capture.
@@ -437,6 +456,7 @@ local core = (function()
             self:widen_reorder(notes.reorder)
             return
         end
+        local pipe_before = self:pipe(ts)   -- before the segments are marked retransmitted
         local kind = self:classify(seq, e, ts)
         local orig_frame = self:mark_retransmitted(seq, e, frame, tsval)
         self.retrans_segments = self.retrans_segments + 1
@@ -469,16 +489,28 @@ local core = (function()
     function Sender:note_echoes_on_data(seg, ts)
         local val, ecr = seg.tsval, seg.tsecr
         if val == nil then return end
-        local b = back(self.sent_tsvals)
-        if b == nil or ts_older(b[1], val) then
-            if dlen(self.sent_tsvals) == ECHO_MEMORY then pop(self.sent_tsvals) end
-            push(self.sent_tsvals, { val, ts })
+        local q = self.sent_tsvals
+        if q.t < q.h or ts_older(q.a[q.t], val) then
+            if dlen(q) == ECHO_MEMORY then cpop(q) end
+            cpush(q, val, ts)
         end
         local t = take_echo(self.peer_tsvals, ecr)
         if t ~= nil then
             rtt_sample(self.a2d, ts - t)
-            self.a2d_recent[self.a2d_next] = ts - t
+            local x, old = ts - t, self.a2d_recent[self.a2d_next]
+            self.a2d_recent[self.a2d_next] = x
             self.a2d_next = self.a2d_next % 32 + 1
+            local m = self.a2d_min
+            if m == nil or x <= m then
+                self.a2d_min = x
+            elseif old == m then            -- the minimum left the ring: look again
+                m = x
+                for i = 1, 32 do
+                    local y = self.a2d_recent[i]
+                    if y ~= nil and y < m then m = y end
+                end
+                self.a2d_min = m
+            end
         end
     end
     function Sender:note_echoes_on_ack(seg, ts)
@@ -486,48 +518,52 @@ local core = (function()
         if val == nil then return end
         local t = take_echo(self.sent_tsvals, ecr)
         if t ~= nil then rtt_sample(self.d2a, ts - t) end
-        local b = back(self.peer_tsvals)
-        if b == nil or ts_older(b[1], val) then
-            if dlen(self.peer_tsvals) == ECHO_MEMORY then pop(self.peer_tsvals) end
-            push(self.peer_tsvals, { val, ts })
+        local q = self.peer_tsvals
+        if q.t < q.h or ts_older(q.a[q.t], val) then
+            if dlen(q) == ECHO_MEMORY then cpop(q) end
+            cpush(q, val, ts)
         end
     end
 
     -- ACK → data delay at the capture point (0 at the sender): the minimum of recent samples.
     function Sender:a2d_ns()
-        local m
-        for i = 1, 32 do
-            local x = self.a2d_recent[i]
-            if x ~= nil and (m == nil or x < m) then m = x end
-        end
+        local m = self.a2d_min
         if m == nil then m = self.a2d_hint_ns or 0 end
-        return imax(m, 0)
+        if m < 0 then return 0 end
+        return m
     end
     function Sender:note_rwnd(rwnd, ts)
         self.rwnd = rwnd
         self:snapshot(ts)
     end
+    -- What the sender knew at ts (columns: a = ts, b = SND.UNA, c = SACKed, d = rwnd or false).
     function Sender:snapshot(ts)
-        if dlen(self.history) == ECHO_MEMORY then pop(self.history) end
-        push(self.history, { ts = ts, una = self.una, sacked = self.scoreboard:sacked_bytes(), rwnd = self.rwnd })
+        local h = self.history
+        if dlen(h) == ECHO_MEMORY then cpop(h) end
+        local rwnd = self.rwnd
+        if rwnd == nil then rwnd = false end
+        cpush(h, ts, self.una, self.scoreboard.total, rwnd)
     end
+    -- The flight, unacked bytes, SACKed bytes and window as they stand for a segment
+    -- seen now: at the sender the state as is; elsewhere the sender acts on ACKs the
+    -- capture point saw one ACK→data delay earlier.
     function Sender:view_lagged(now, lag)
         if lag < S.at_sender_ns or not self.started then
-            return { in_flight = self:pipe(now), unacked = self:unacked(),
-                     sacked = self.scoreboard:sacked_bytes(), rwnd = self.rwnd }
+            return self:pipe(now), self:unacked(), self.scoreboard.total, self.rwnd
         end
         local th = now - lag
         local h = self.history
-        while dlen(h) > 1 and h[h.h + 1].ts <= th do pop(h) end
-        local snap = front(h)
-        if snap == nil or snap.ts > th then snap = { ts = th, una = self.una, sacked = 0, rwnd = nil } end
-        local unacked = imax(dist(self.max, snap.una), 0)
-        local rwnd = snap.rwnd
+        while dlen(h) > 1 and h.a[h.h + 1] <= th do cpop(h) end
+        local una, sacked, rwnd = self.una, 0, nil
+        if h.t >= h.h and h.a[h.h] <= th then
+            una, sacked, rwnd = h.b[h.h], h.c[h.h], h.d[h.h]
+            if rwnd == false then rwnd = nil end
+        end
+        local unacked = imax(dist(self.max, una), 0)
         if rwnd == nil then rwnd = self.rwnd end
-        return { in_flight = imax(unacked - snap.sacked, 0), unacked = unacked, sacked = snap.sacked, rwnd = rwnd }
+        return imax(unacked - sacked, 0), unacked, sacked, rwnd
     end
     function Sender:view(now) return self:view_lagged(now, self:a2d_ns()) end
-    function Sender:settled_view(now) return self:view_lagged(now, 0) end
 
     function Sender:note_round(ts, bytes)
         local srtt = self.rtt.srtt or huge
@@ -742,16 +778,15 @@ local core = (function()
             l.flat_level = flight; l.flat_since = ts
         end
     end
-    local function limit_decide(s, view, cwnd, rwnd, ts, flat_since)
+    local function limit_decide(s, in_flight, unacked, cwnd, rwnd, ts, flat_since)
         if not s.started or s.data_segments == 0 then return L_UNKNOWN end
         local mss = imax(s.mss, 536)
-        local unacked = view.unacked
         if rwnd == 0 then return L_ZERO end
         if s.in_recovery then return L_RECOVERY end
         -- RFC 9293 §3.8.6.2.1: less than one segment of usable window left.
         if rwnd ~= nil and unacked + mss > rwnd then return L_RWND end
         if unacked == 0 then return L_APP end
-        if cwnd.value > 0 and view.in_flight + 2 * mss < cwnd.value then return L_APP end
+        if cwnd.value > 0 and in_flight + 2 * mss < cwnd.value then return L_APP end
         local srtt = s.rtt.srtt
         if srtt ~= nil then
             local last = s.recoveries[#s.recoveries]
@@ -760,11 +795,16 @@ local core = (function()
         end
         return L_CWND
     end
-    local function limit_update(l, s, view, settled, cwnd, rwnd, ts, frame)
-        local state = limit_decide(s, view, cwnd, rwnd, ts, l.flat_since)
+    local function limit_update(l, s, in_flight, unacked, cwnd, rwnd, ts, frame)
+        local state = limit_decide(s, in_flight, unacked, cwnd, rwnd, ts, l.flat_since)
         l.lag_ns = s:a2d_ns()
-        if l.lag_ns == 0 then l.settled = state
-        else l.settled = limit_decide(s, settled, cwnd, settled.rwnd, ts, l.flat_since) end
+        if l.lag_ns == 0 then
+            l.settled = state
+        else
+            -- The state once every ACK seen so far has reached the sender.
+            local f, u, _, w = s:view_lagged(ts, 0)
+            l.settled = limit_decide(s, f, u, cwnd, w, ts, l.flat_since)
+        end
         if state ~= l.state and l.first_frame[state] == 0 then l.first_frame[state] = frame end
         l.state = state
         return state
@@ -776,6 +816,13 @@ local core = (function()
     end
 
     ---------------------------------------------------------------- flow_state.rs
+    -- PacketNotes (notes.rs): a packet's notes hold what differs from these defaults.
+    local NOTES = { __index = {
+        data_dir = 0, rwnd = 0, in_flight = 0, unacked = 0, sacked = 0, cwnd = 0, cwnd_conf = C_NONE,
+        limit = L_UNKNOWN, retrans = R_NONE, retrans_of = 0, dsack = false, spurious_of = 0,
+        spurious_by = E_NONE, lost_before = 0, dup_ack = 0, dup_ack_of = 0, zero_window = false,
+        zero_window_probe = false, window_full = false, keepalive = false,
+    } }
     local Flow = {}
     Flow.__index = Flow
     local function flow_new(epoch0, first_frame)
@@ -829,11 +876,7 @@ local core = (function()
             end
         end
 
-        local notes = { data_dir = 0, rwnd = 0, rwnd_basis = nil, in_flight = 0, unacked = 0, sacked = 0,
-                        cwnd = 0, cwnd_conf = C_NONE, limit = L_UNKNOWN, retrans = R_NONE, retrans_of = 0,
-                        dsack = false, spurious_of = 0, spurious_by = E_NONE, reorder = nil,
-                        lost_before = 0, dup_ack = 0, dup_ack_of = 0, zero_window = false,
-                        zero_window_probe = false, window_full = false, keepalive = false, rtt_ns = nil }
+        local notes = setmetatable({}, NOTES)
         -- The window this packet advertises limits the other direction's sender.
         local rwnd, basis = scaled(self:scaling_of(d), seg.window, syn)
         if not has(flags, RST) then
@@ -901,12 +944,12 @@ local core = (function()
         local sdd = self.senders[dd]
         notes.rwnd = self.rwnd_for[dd] or 0
         notes.rwnd_basis = self.rwnd_basis[dd]
-        local view = sdd:view(ts)
+        local in_flight, unacked, sacked, view_rwnd = sdd:view(ts)
         local view_at_sender = sdd:a2d_ns() < S.at_sender_ns
-        notes.in_flight = view.in_flight
-        notes.unacked = view.unacked
-        notes.sacked = view.sacked
-        local rwnd_dd = view.rwnd
+        notes.in_flight = in_flight
+        notes.unacked = unacked
+        notes.sacked = sacked
+        local rwnd_dd = view_rwnd
         if rwnd_dd == nil then rwnd_dd = self.rwnd_for[dd] end
         notes.rwnd = rwnd_dd or 0
         local mss = imax(sdd.mss, 536)
@@ -928,10 +971,9 @@ local core = (function()
         if view_at_sender then cwnd_floor(cw, notes.in_flight, sdd.in_recovery) end
         notes.cwnd = cw.value
         notes.cwnd_conf = cw.conf
-        local settled = sdd:settled_view(ts)
-        notes.limit = limit_update(self.limits[dd], sdd, view, settled, cw, rwnd_dd, ts, frame)
+        notes.limit = limit_update(self.limits[dd], sdd, in_flight, unacked, cw, rwnd_dd, ts, frame)
         notes.rack_ns = floor((sdd.rtt.min or 0) / 4)
-        notes.vantage = handshake_vantage(self.handshake, dd)
+        if self.handshake.ack ~= nil then notes.vantage = handshake_vantage(self.handshake, dd) end
         return notes
     end
     function Flow:data_dir()
@@ -1249,7 +1291,6 @@ local FRAME_PREV = frametype and frametype.RETRANS_PREV or nil
 local FRAME_ACK = frametype and frametype.ACK or nil
 local hf = {
     flow = ProtoField.uint32("tcpdiag.flow", "Flow (tcp.stream)"),
-    dir = ProtoField.uint8("tcpdiag.dir", "Direction", base.DEC, { [0] = "A→B", [1] = "B→A" }),
     data_dir = ProtoField.uint8("tcpdiag.data_dir", "Data direction described", base.DEC,
                                 { [0] = "A→B", [1] = "B→A" }),
     vantage = ProtoField.string("tcpdiag.vantage", "Capture point (from the handshake)"),
@@ -1298,42 +1339,74 @@ for _, f in pairs(hf) do hf_list[#hf_list + 1] = f end
 tcpdiag.fields = hf_list
 
 ------------------------------------------------------------------------------------------
--- Extractors (what tools/gen_vectors.py extracts with tshark, in the same way)
+-- Extractors. Few field lookups (each costs a call into Wireshark): the TCP header and the
+-- IPv4 header are read from the packet bytes where Wireshark found them, and decoded as
+-- the engine decodes them (decode/tcp.rs, decode/tcp_options.rs).
 ------------------------------------------------------------------------------------------
 local fx = {
     frame_number = Field.new("frame.number"),
     time = Field.new("frame.time_epoch"),
     protocols = Field.new("frame.protocols"),
     stream = Field.new("tcp.stream"),
-    sport = Field.new("tcp.srcport"),
-    seq = Field.new("tcp.seq_raw"),
-    ack_raw = Field.new("tcp.ack_raw"),
-    ack = Field.new("tcp.ack"),
-    len = Field.new("tcp.len"),
-    flags = Field.new("tcp.flags"),
-    window = Field.new("tcp.window_size_value"),
-    mss = Field.new("tcp.options.mss_val"),
-    wscale = Field.new("tcp.options.wscale.shift"),
-    sack_le = Field.new("tcp.options.sack_le"),
-    sack_re = Field.new("tcp.options.sack_re"),
-    tsval = Field.new("tcp.options.timestamp.tsval"),
-    tsecr = Field.new("tcp.options.timestamp.tsecr"),
-    ip_src = Field.new("ip.src"),
+    sport = Field.new("tcp.srcport"),           -- where the TCP header starts
+    len = Field.new("tcp.len"),                 -- payload length (from the IP length)
+    ip_src = Field.new("ip.src"),               -- where the IPv4 header's source is
     ip6_src = Field.new("ipv6.src"),
-    ip_id = Field.new("ip.id"),
-    ip_mf = Field.new("ip.flags.mf"),
-    ip_frag = Field.new("ip.frag_offset"),
     ip6_frag = Field.new("ipv6.fraghdr.offset"),
     ip6_more = Field.new("ipv6.fraghdr.more"),
 }
--- The value of the last occurrence (the innermost layer), or nil.
+-- The last occurrence (the innermost layer), or nil.
 local function last(...)
     local n = select("#", ...)
     if n == 0 then return nil end
-    local fi = select(n, ...)
-    return fi and fi.value
+    return (select(n, ...))
 end
-local function truthy(v) return v == true or v == 1 end
+local byte = string.byte
+local function be16(s, i) local a, b = byte(s, i, i + 1); return a * 256 + b end
+local function be32(s, i) local a, b, c, d = byte(s, i, i + 3); return ((a * 256 + b) * 256 + c) * 256 + d end
+
+-- The captured bytes of the header that field `fi` starts (at most n).
+local function header_at(fi, back, n)
+    local tvb = fi.source
+    local off = fi.offset - back
+    if off < 0 then return nil end
+    local avail = tvb:len() - off
+    if avail <= 0 then return nil end
+    return tvb:raw(off, math.min(avail, n))
+end
+
+-- TCP options (RFC 9293 §3.2): MSS, window scale, SACK blocks, timestamps; parsing stops
+-- at a length that runs past the captured header, as the engine's does.
+local function tcp_options(h, seg, hdr_len)
+    local i, stop = 21, math.min(hdr_len, #h)
+    while i <= stop do
+        local kind = byte(h, i)
+        if kind == 0 then break end
+        if kind == 1 then
+            i = i + 1
+        else
+            if i + 1 > stop then break end
+            local len = byte(h, i + 1)
+            if len < 2 or i + len - 1 > stop then break end
+            local n = len - 2
+            if kind == 2 and n == 2 then
+                seg.mss = be16(h, i + 2)
+            elseif kind == 3 and n == 1 then
+                seg.wscale = byte(h, i + 2)
+            elseif kind == 5 and n > 0 and n % 8 == 0 then
+                local sack = {}
+                for b = 0, math.min(n / 8, 4) - 1 do
+                    local at = i + 2 + b * 8
+                    sack[b + 1] = { be32(h, at), be32(h, at + 4) }
+                end
+                seg.sack = sack
+            elseif kind == 8 and n == 8 then
+                seg.tsval, seg.tsecr = be32(h, i + 2), be32(h, i + 6)
+            end
+            i = i + len
+        end
+    end
+end
 
 ------------------------------------------------------------------------------------------
 -- Constants
@@ -1356,6 +1429,7 @@ do
     tcpdiag.experts = list
 end
 local DIR_NAME = { [0] = "A→B", [1] = "B→A" }
+local BASIS, CONF, LIMIT, VANTAGE = core.BASIS, core.CONF, core.LIMIT, core.VANTAGE
 local EVIDENCE_TEXT = { [1] = "DSACK", [2] = "timestamp echo (Eifel)" }
 
 -- Everything learnt from the capture; reset by init (a new file or a redissection).
@@ -1377,25 +1451,37 @@ local settings                      -- defined with the preferences below
 ------------------------------------------------------------------------------------------
 -- Dissector
 ------------------------------------------------------------------------------------------
-local function fmt_int(x) return core.commas(string.format("%.0f", x)) end
+-- An address kept as raw bytes, printed.
+local function addr_text(a)
+    if #a == 4 then return string.format("%d.%d.%d.%d", byte(a, 1, 4)) end
+    local groups = {}
+    for i = 1, #a - 1, 2 do groups[#groups + 1] = string.format("%x", be16(a, i)) end
+    return table.concat(groups, ":")
+end
 local function ms(ns) return string.format("%.1f", ns / 1e6) end
 
--- Reads this frame's TCP fields and runs the analysis; returns the record to keep.
+-- Reads this frame's TCP segment and runs the analysis; returns the record to keep.
 local function analyse(pinfo)
     local s1, s2 = fx.stream()
     if s1 == nil then return false end
-    local protocols = tostring(last(fx.protocols()) or "")
     local stream = s1.value
-    local sport = last(fx.sport())
+    local protocols = tostring(last(fx.protocols()).value)
     -- The innermost network layer before TCP carries the segment.
     local v6 = false
     for p in (protocols:match("^(.-):tcp") or protocols):gmatch("[^:]+") do
         if p == "ip" then v6 = false elseif p == "ipv6" then v6 = true end
     end
-    local src = tostring(last(v6 and fx.ip6_src() or fx.ip_src()))
+    local src_fi = last((v6 and fx.ip6_src or fx.ip_src)())
+    local sport_fi = last(fx.sport())
+    if src_fi == nil or sport_fi == nil then return false end
+    local ip = header_at(src_fi, v6 and 8 or 12, v6 and 24 or 16)     -- from the IP header's start
+    local h = header_at(sport_fi, 0, 60)
+    if ip == nil or #ip < (v6 and 24 or 16) then return false end
+    local src = ip:sub(v6 and 9 or 13, v6 and 24 or 16)                 -- the raw source address
+    local sport = sport_fi.value
     -- Times in ns from a per-flow origin (whole seconds of the flow's first frame): exact
     -- in a double for any flow shorter than 100 days, whatever the capture's other times.
-    local t = last(fx.time())
+    local t = last(fx.time()).value
     local base = state.base_secs[stream]
     if base == nil then base = t.secs; state.base_secs[stream] = base end
     local epoch0 = -base * 1e9
@@ -1404,37 +1490,26 @@ local function analyse(pinfo)
         state.analyzer:open_only(stream, src, sport, pinfo.number, epoch0)
         return false
     end
-    if s2 ~= nil then return false end    -- several TCP layers: not analysed (docs)
-    local seq, flags, window, len = last(fx.seq()), last(fx.flags()), last(fx.window()), last(fx.len())
-    if seq == nil or flags == nil or window == nil or len == nil then
-        return false                      -- a TCP header cut short: not a segment
-    end
-    if truthy(last(fx.ip_mf())) or (last(fx.ip_frag()) or 0) > 0 or (last(fx.ip6_frag()) or 0) > 0
-       or truthy(last(fx.ip6_more())) then
-        return false                      -- IP fragments: not analysed, as the engine
-    end
-    local sack
-    local l1, l2, l3, l4 = fx.sack_le()
-    if l1 ~= nil then
-        local ack_rel = last(fx.ack())
-        if ack_rel ~= nil then
-            local off = last(fx.ack_raw()) - ack_rel
-            local r1, r2, r3, r4 = fx.sack_re()
-            local ls, rs = { l1, l2, l3, l4 }, { r1, r2, r3, r4 }
-            sack = {}
-            for i = 1, 4 do
-                if ls[i] == nil or rs[i] == nil then break end
-                sack[i] = { (ls[i].value + off) % 4294967296, (rs[i].value + off) % 4294967296 }
-            end
+    if s2 ~= nil then return false end                  -- several TCP layers (docs)
+    local ip_id
+    if v6 then
+        local more = last(fx.ip6_more())
+        if (last(fx.ip6_frag()) and last(fx.ip6_frag()).value > 0) or (more and more.value) then
+            return false                                -- IP fragments, as the engine
         end
+    else
+        ip_id = be16(ip, 5)
+        if be16(ip, 7) % 16384 ~= 0 then return false end   -- MF set or an offset
     end
+    if h == nil or #h < 20 then return false end        -- a TCP header cut short
+    local len = last(fx.len())
+    if len == nil then return false end
     local seg = {
-        frame = pinfo.number, ts = (t.secs - base) * 1e9 + t.nsecs, epoch0 = epoch0,
-        stream = stream, src = src, sport = sport, seq = seq, ack = last(fx.ack_raw()) or 0,
-        len = len, flags = flags, window = window,
-        mss = last(fx.mss()), wscale = last(fx.wscale()), sack = sack, tsval = last(fx.tsval()),
-        tsecr = last(fx.tsecr()), ip_version = v6 and 6 or 4, ip_id = (not v6) and last(fx.ip_id()) or nil,
+        frame = pinfo.number, ts = (t.secs - base) * 1e9 + t.nsecs, epoch0 = epoch0, stream = stream,
+        src = src, sport = sport, seq = be32(h, 5), ack = be32(h, 9), len = len.value,
+        flags = be16(h, 13) % 4096, window = be16(h, 15), ip_version = v6 and 6 or 4, ip_id = ip_id,
     }
+    tcp_options(h, seg, math.floor(byte(h, 13) / 16) * 4)
     local n = state.analyzer:segment(seg)
     if n.spurious_of ~= 0 then state.proven[n.spurious_of] = { pinfo.number, n.spurious_by } end
     -- Keep the values compactly: most frames carry no event.
@@ -1574,12 +1649,9 @@ local function show_verdict(tree, stream, number)
 end
 
 local function summary(rec)
-    local parts = { string.format("flow %d %s", rec[1], DIR_NAME[rec[2]]) }
-    parts[#parts + 1] = "flight " .. fmt_int(rec[6]) .. " B"
-    parts[#parts + 1] = "rwnd " .. fmt_int(rec[4]) .. " B" .. (rec[5] == 2 and " (inferred)" or "")
-    if rec[10] ~= 0 then parts[#parts + 1] = "cwnd " .. fmt_int(rec[9]) .. " B (" .. core.CONF[rec[10]] .. ")" end
-    parts[#parts + 1] = "limited by " .. core.LIMIT[rec[11]]
-    return "tcpdiag: " .. table.concat(parts, ", ")
+    return string.format("tcpdiag: flow %.0f %s, flight %.0f B, rwnd %.0f B%s, cwnd %.0f B (%s), limited by %s",
+                         rec[1], DIR_NAME[rec[2]], rec[6], rec[4], rec[5] == 2 and " (inferred)" or "", rec[9],
+                         CONF[rec[10]], LIMIT[rec[11]])
 end
 
 function tcpdiag.dissector(tvb, pinfo, tree)
@@ -1600,21 +1672,18 @@ function tcpdiag.dissector(tvb, pinfo, tree)
     end
     if not rec then return end
     local t = tree:add(tcpdiag, summary(rec))
-    t:add(hf.flow, rec[1]):set_generated()
-    t:add(hf.dir, rec[2]):set_generated()
-    t:add(hf.data_dir, rec[3]):set_generated()
-    if rec[12] ~= 0 then t:add(hf.vantage, core.VANTAGE[rec[12]]):set_generated() end
-    local rw = t:add(hf.rwnd, rec[4]):set_generated()
-    if rec[5] >= 0 then
-        t:add(hf.rwnd_basis, core.BASIS[rec[5]]):set_generated()
-        if rec[5] == 2 then rw:append_text(" (inferred: handshake not captured, a lower bound)") end
-    end
-    t:add(hf.in_flight, rec[6]):set_generated()
-    t:add(hf.unacked, rec[7]):set_generated()
-    t:add(hf.sacked, rec[8]):set_generated()
-    t:add(hf.cwnd, rec[9]):set_generated()
-    t:add(hf.cwnd_conf, core.CONF[rec[10]]):set_generated()
-    t:add(hf.limit, core.LIMIT[rec[11]]):set_generated()
+    t:set_generated()
+    t:add(hf.flow, rec[1])
+    t:add(hf.data_dir, rec[3])
+    t:add(hf.rwnd, rec[4])
+    if rec[5] >= 0 then t:add(hf.rwnd_basis, BASIS[rec[5]]) end
+    t:add(hf.in_flight, rec[6])
+    t:add(hf.unacked, rec[7])
+    if rec[8] ~= 0 then t:add(hf.sacked, rec[8]) end
+    t:add(hf.cwnd, rec[9])
+    t:add(hf.cwnd_conf, CONF[rec[10]])
+    t:add(hf.limit, LIMIT[rec[11]])
+    if rec[12] ~= 0 then t:add(hf.vantage, VANTAGE[rec[12]]) end
     if rec[13] then show_events(t, rec[13], number) end
     if pinfo.visited and not fresh then
         -- Known only once the whole capture was read (not in a one-pass tshark).
@@ -1652,8 +1721,9 @@ local function verdicts_window()
     for _, s in ipairs(streams) do
         local v = flow_verdict(s)
         local fl = state.analyzer.flows[s]
-        lines[#lines + 1] = string.format("tcp.stream eq %d   (%s:%s, data %s, capture point %s)", s,
-                                          fl.a_src, tostring(fl.a_port), DIR_NAME[v.data_dir], v.vantage_name)
+        lines[#lines + 1] = string.format("tcp.stream eq %d   (A = %s port %s, data %s, capture point %s)", s,
+                                          addr_text(fl.a_src), tostring(fl.a_port), DIR_NAME[v.data_dir],
+                                          v.vantage_name)
         for i, f in ipairs(v.findings) do
             local e = core.CATALOGUE[f.id]
             local frames = {}

@@ -16,7 +16,48 @@ local function split(s, sep)
     end
 end
 
--- The frames, as the field extractors will return them.
+-- Packet bytes (a stand-in Tvb) and the frames as the field extractors return them.
+local function tvb_of(bytes)
+    return { len = function() return #bytes end,
+             raw = function(_, off, n) return bytes:sub(off + 1, off + n) end }
+end
+local function be(n, width)
+    local out = {}
+    for i = width, 1, -1 do
+        out[i] = string.char(n % 256)
+        n = math.floor(n / 256)
+    end
+    return table.concat(out)
+end
+local function tcp_header(v)
+    local opts = ""
+    if v.mss ~= "" then opts = opts .. "\2\4" .. be(tonumber(v.mss), 2) end
+    if v.wscale ~= "" then opts = opts .. "\3\3" .. be(tonumber(v.wscale), 1) end
+    if v.sack ~= "" then
+        local blocks = split(v.sack, ",")
+        opts = opts .. "\5" .. string.char(2 + 8 * #blocks)
+        for _, b in ipairs(blocks) do
+            local l, r = b:match("^(%d+):(%d+)$")
+            opts = opts .. be(tonumber(l), 4) .. be(tonumber(r), 4)
+        end
+    end
+    if v.tsval ~= "" then opts = opts .. "\8\10" .. be(tonumber(v.tsval), 4) .. be(tonumber(v.tsecr), 4) end
+    while #opts % 4 ~= 0 do opts = opts .. "\0" end
+    local words = (20 + #opts) / 4
+    local flags = tonumber(v.flags)
+    return be(tonumber(v.sport), 2) .. be(tonumber(v.dport), 2) .. be(tonumber(v.seq), 4) .. be(tonumber(v.ack), 4)
+        .. be(words * 4096 + flags, 2) .. be(tonumber(v.window), 2) .. "\0\0\0\0" .. opts
+end
+local function ip_header(v)
+    if v.ipv == "6" then
+        local a = (v.src .. string.rep("\0", 16)):sub(1, 16)
+        return "\96" .. string.rep("\0", 7) .. a .. string.rep("\0", 16), 8
+    end
+    local a = ""
+    for octet in v.src:gmatch("%d+") do a = a .. string.char(tonumber(octet)) end
+    return "\69\0\0\0" .. be(tonumber(v.ip_id), 2) .. "\0\0\64\6\0\0" .. a .. "\0\0\0\0", 12
+end
+
 local header = split(io.read("*l"), "\t")
 local frames, order = {}, {}
 for line in io.lines() do
@@ -25,35 +66,17 @@ for line in io.lines() do
     local f = {}
     local num = tonumber(v.frame)
     local secs, frac = v.time:match("^(-?%d+)%.?(%d*)$")
-    f["frame.number"] = { num }
-    f["frame.time_epoch"] = { { secs = tonumber(secs), nsecs = tonumber((frac .. "000000000"):sub(1, 9)) } }
+    f["frame.number"] = { { value = num } }
+    f["frame.time_epoch"] = { { value = { secs = tonumber(secs), nsecs = tonumber((frac .. "000000000"):sub(1, 9)) } } }
     local net = v.ipv == "6" and "ipv6" or "ip"
-    f["frame.protocols"] = { v.kind == "quoted" and ("raw:" .. net .. ":icmp:" .. net .. ":tcp") or ("raw:" .. net .. ":tcp") }
-    f["tcp.stream"] = { tonumber(v.stream) }
-    if v.kind == "skip" then f["tcp.stream"][2] = tonumber(v.stream) end
-    f["tcp.srcport"] = { tonumber(v.sport) }
-    f["tcp.seq_raw"] = { tonumber(v.seq) }
-    f["tcp.ack_raw"] = { tonumber(v.ack) }
-    f["tcp.ack"] = { tonumber(v.ack) }          -- relative = raw: SACK edges stay raw
-    f["tcp.len"] = { tonumber(v.len) }
-    f["tcp.flags"] = { tonumber(v.flags) }
-    f["tcp.window_size_value"] = { tonumber(v.window) }
-    f[net .. ".src"] = { v.src }
-    if v.mss ~= "" then f["tcp.options.mss_val"] = { tonumber(v.mss) } end
-    if v.wscale ~= "" then f["tcp.options.wscale.shift"] = { tonumber(v.wscale) } end
-    if v.tsval ~= "" then
-        f["tcp.options.timestamp.tsval"] = { tonumber(v.tsval) }
-        f["tcp.options.timestamp.tsecr"] = { tonumber(v.tsecr) }
-    end
-    if v.ip_id ~= "" then f["ip.id"] = { tonumber(v.ip_id) } end
-    if v.sack ~= "" then
-        f["tcp.options.sack_le"], f["tcp.options.sack_re"] = {}, {}
-        for _, b in ipairs(split(v.sack, ",")) do
-            local l, r = b:match("^(%d+):(%d+)$")
-            table.insert(f["tcp.options.sack_le"], tonumber(l))
-            table.insert(f["tcp.options.sack_re"], tonumber(r))
-        end
-    end
+    f["frame.protocols"] = { { value = v.kind == "quoted" and ("raw:" .. net .. ":icmp:" .. net .. ":tcp")
+                                        or ("raw:" .. net .. ":tcp") } }
+    f["tcp.stream"] = { { value = tonumber(v.stream) } }
+    if v.kind == "skip" then f["tcp.stream"][2] = { value = tonumber(v.stream) } end
+    f["tcp.srcport"] = { { value = tonumber(v.sport), source = tvb_of(tcp_header(v)), offset = 0 } }
+    f["tcp.len"] = { { value = tonumber(v.len) } }
+    local iph, src_at = ip_header(v)
+    f[net .. ".src"] = { { value = v.src, source = tvb_of(iph), offset = src_at } }
     frames[num] = f
     order[#order + 1] = num
 end
@@ -65,7 +88,7 @@ local MOCK_GLOBALS = { "Proto", "ProtoField", "ProtoExpert", "Field", "Pref", "e
                        "MENU_TOOLS_UNSORTED" }
 local function unpack_fi(list, i)
     if list == nil or list[i] == nil then return end
-    return { value = list[i] }, unpack_fi(list, i + 1)
+    return list[i], unpack_fi(list, i + 1)
 end
 Field = { new = function(name)
     return function()
