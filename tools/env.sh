@@ -25,6 +25,7 @@ ensure_python() {
     fi
     command -v cargo >/dev/null || { echo "tools: Rust (cargo) is required: https://rustup.rs" >&2; exit 1; }
     command -v cc >/dev/null || apt_install gcc libc6-dev
+    apt_install libpcap-dev  # --filter and `tcpdiag live` load libpcap at run time
     [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
     "$VENV/bin/python" -m pip install -q --upgrade pip
 }

@@ -2,7 +2,7 @@
 # Installs everything the test suite needs (Debian packages, Python test deps) and runs
 # the whole suite: Rust unit/integration tests, the fuzz smoke run, then pytest.
 source "$(dirname "$0")/env.sh"
-apt_install tshark tcpdump tcptrace lua5.2 lua5.3 lua5.4 libpcap-dev iproute2 time
+apt_install tshark tcpdump tcptrace lua5.2 lua5.3 lua5.4 libpcap-dev iproute2 time chromium fonts-liberation
 install_tcpdiag "[test]"
 cd "$ROOT"
 echo "== cargo test" >&2

@@ -12,9 +12,10 @@ from typing import Any
 
 from tcpdiag import _native, tables
 from tcpdiag.catalogue import FINDINGS
+from tcpdiag.report.mixin import ReportMixin
 
 #: Limit-state codes of the `limit` column (analyse::notes::LimitState).
-LIMIT_STATES = ["unknown", "rwnd", "zero_window", "recovery", "cwnd", "sndbuf", "app"]
+LIMIT_STATES = ["unknown", "rwnd", "zero_window", "recovery", "cwnd", "sndbuf", "app", "idle"]
 #: Retransmission kinds of the `retrans` column.
 RETRANS_KINDS = ["", "fast", "rto", "tlp", "other"]
 #: `spurious_by` evidence codes.
@@ -97,14 +98,16 @@ class FlowVerdict:
         return cls(d["stream"], d["data_dir"], d["vantage"], dict(d["shares"]), findings, facts)
 
 
-class Analysis:
+class Analysis(ReportMixin):
     """The diagnosis of one capture (see `tcpdiag.analyze`)."""
 
-    def __init__(self, path: str, *, vantage: str | None = None, errors: str = "raise") -> None:
+    def __init__(self, path: str | list[str], *, vantage: str | None = None, errors: str = "raise",
+                 **scale: Any) -> None:
         self.path = path
         self.vantage = vantage
-        raw = _native.analyze(path, vantage)
-        res = tables._result(path, {k: raw[k] for k in ("flows", "stats", "error")})
+        raw = _scaled(path, vantage, scale) if scale or not isinstance(path, str) else _native.analyze(path, vantage)
+        self.engine = raw.get("engine", {})
+        res = tables._result(raw.get("file", path), {k: raw[k] for k in ("flows", "stats", "error")})
         tables.check(res, errors)
         self.scan = res
         self.verdicts = {v["stream"]: FlowVerdict.from_native(v) for v in raw["verdicts"]}
@@ -133,6 +136,13 @@ class Analysis:
             df[k] = pd.array([x.facts.get(k) for x in v], dtype="Float64" if k.endswith(("ms", "bps")) else "Int64")
         return df
 
+    def windows_state(self, stream: int):
+        """Windows' own sender state (cwnd, send window, SRTT, RTO …) for one flow, from the
+        Microsoft-Windows-TCPIP events of an ETL trace; empty otherwise (`tcpdiag.etl`)."""
+        from tcpdiag.etl import windows_state
+
+        return windows_state(self, stream)
+
     @cached_property
     def packets(self):
         """Every TCP segment with the analysis columns (a second pass over the capture)."""
@@ -150,7 +160,14 @@ class Analysis:
         return df
 
 
-def analyze(path: str, *, vantage: str | None = None, errors: str = "raise") -> Analysis:
+def analyze(path: str | list[str], *, vantage: str | None = None, errors: str = "raise", **scale: Any) -> Analysis:
     """Diagnoses every TCP flow of a capture. `vantage`: sender, receiver, middle, or None
-    to infer it per flow."""
-    return Analysis(path, vantage=vantage, errors=errors)
+    to infer it per flow. A list of paths is one capture cut in pieces (merged by time);
+    `jobs`, `filter`, `idle_timeout`, `close_grace`: see `tcpdiag.fleet` and docs/scaling.md."""
+    return Analysis(path, vantage=vantage, errors=errors, **scale)
+
+
+def _scaled(path: str | list[str], vantage: str | None, scale: dict[str, Any]) -> dict:
+    from tcpdiag.fleet import native_scaled
+
+    return native_scaled(path, vantage, **scale)

@@ -124,5 +124,5 @@ _ANALYSIS_DTYPES = {
     "retrans": np.uint8, "retrans_of": np.uint64, "dsack": np.bool_, "spurious_of": np.uint64,
     "spurious_by": np.uint8, "reorder_packets": np.uint32, "reorder_bytes": np.uint32, "reorder_ns": np.int64,
     "lost_before": np.uint32, "dup_ack": np.uint32, "zero_window": np.bool_, "zero_window_probe": np.bool_,
-    "window_full": np.bool_, "keepalive": np.bool_, "rtt_ns": np.int64,
+    "window_full": np.bool_, "keepalive": np.bool_, "duplicate": np.bool_, "rtt_ns": np.int64,
 }

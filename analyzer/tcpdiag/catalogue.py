@@ -105,7 +105,7 @@ FINDINGS: dict[str, dict[str, str]] = {
         'group': 'sequence',
         'severity': 'warn',
         'scope': 'flow',
-        'message': 'Receive window fixed at {rwnd} B for the whole transfer → ceiling {ceiling} at {rtt_ms} ms RTT; this path needs ≥ {needed} B',
+        'message': 'Receive window fixed at {rwnd} B for the whole transfer → ceiling {ceiling} at {rtt_ms} ms RTT',
         'remedy': "Remove the static SO_RCVBUF so autotuning can grow the window to the path's BDP",
         'doc': 'The advertised window never grew although the sender kept it full: a static\nreceive buffer (SO_RCVBUF set by the application), the Microsoft static-buffer case.',
     },

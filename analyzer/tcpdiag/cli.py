@@ -13,6 +13,7 @@ import sys
 import click
 
 from tcpdiag import __version__, tables
+from tcpdiag.cli_convert import convert, etl_component_option
 from tcpdiag.errors import CaptureError
 from tcpdiag.render import flows_csv, flows_json, flows_text
 
@@ -42,7 +43,7 @@ def boundary(fn):
             sys.exit(0)
         except KeyboardInterrupt:
             _fail("interrupted", EXIT_INTERRUPTED)
-        except click.exceptions.Exit:
+        except (click.exceptions.Exit, click.ClickException):
             raise
         except OSError as e:
             _fail(f"{e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}", EXIT_OUTPUT)
@@ -85,13 +86,14 @@ capture_arg = click.argument("capture", type=click.Path(dir_okay=False, allow_da
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tcpdiag")
 def main() -> None:
-    """Tells why a TCP transfer is slow, from a packet capture (pcap, pcapng, .gz, stdin)."""
+    """Tells why a TCP transfer is slow, from a packet capture (pcap, pcapng, .gz, stdin, Windows .etl)."""
 
 
 @main.command()
 @capture_arg
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-", help="Output file ('-' = stdout).")
+@etl_component_option
 @boundary
 def flows(capture: str, fmt: str, output: str) -> None:
     """List the TCP flows of CAPTURE, numbered as Wireshark's tcp.stream.
@@ -114,6 +116,7 @@ def flows(capture: str, fmt: str, output: str) -> None:
               help="Output file ('-' = stdout; parquet needs a file).")
 @click.option("--analysis", is_flag=True,
               help="Add the analysis columns (rwnd, in_flight, cwnd, limit, retrans, dsack, ... see docs/tables.md).")
+@etl_component_option
 @boundary
 def packets(capture: str, fmt: str, output: str, analysis: bool) -> None:
     """Write one row per TCP segment of CAPTURE (the values tshark shows for
@@ -140,8 +143,19 @@ def packets(capture: str, fmt: str, output: str, analysis: bool) -> None:
     finish(res)
 
 
+main.add_command(convert)
 from tcpdiag.cli_wireshark import wireshark  # noqa: E402  (the `tcpdiag wireshark` group)
 main.add_command(wireshark)
 
 if __name__ == "__main__":
-    main()
+    # Run the importable instance of this module: commands defined elsewhere register there.
+    from tcpdiag.cli import main as _main
+
+    _main()
+else:
+    # Commands defined in their own modules use the helpers above.
+    from tcpdiag import cli_scale
+    from tcpdiag.cli_analyze import analyze
+
+    main.add_command(analyze)
+    cli_scale.register(main)

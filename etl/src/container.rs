@@ -237,6 +237,7 @@ impl<R: Read + Seek> Container<R> {
             match self.load(b, &mut data) {
                 Ok(()) => {
                     self.stats.buffers_read += 1;
+                    self.stats.file_bytes_read += b.header.buffer_size as u64;
                     self.stats.decompressed_bytes += data.len() as u64;
                 }
                 Err(e) => {

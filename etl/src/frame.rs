@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use tcpdiag_core::ingest::{Frame, FrameOptions};
 
-use crate::packet::{Direction, DropInfo, Observation, PacketEvent};
+use crate::packet::{Direction, DropInfo, Observation, PacketEvent, WlanMetadata};
 use crate::pktmon::Component;
 
 /// PktMon logs each packet once per component it crosses; which copies to keep.
@@ -119,6 +119,12 @@ pub struct EtlFrame {
     pub process_id: u32,
     pub thread_id: u32,
     pub processor: u16,
+    /// The event's keyword (ndiscap: media, framing and direction bits).
+    pub keyword: u64,
+    /// A PktMon packet typed Wi-Fi whose bytes are Ethernet, given LINKTYPE 1 here.
+    pub relabelled: bool,
+    /// Wi-Fi receive metadata (ndiscap 1002) logged just before this packet.
+    pub wlan: Option<WlanMetadata>,
 }
 
 /// `epb_verdict` as etl2pcapng writes a drop: type 2 (eBPF XDP), value XDP_DROP (1).
@@ -134,6 +140,7 @@ impl EtlFrame {
         process_id: u32,
         thread_id: u32,
         processor: u16,
+        keyword: u64,
         components: &BTreeMap<u16, Component>,
     ) -> EtlFrame {
         let mut comment = match &pe.observation {
@@ -142,7 +149,10 @@ impl EtlFrame {
                 let tag = ["None", "In", "Out", "Rx", "Tx", "Ingress", "Egress"].get(*dir_tag as usize).unwrap_or(&"?");
                 format!("PktMon component {component} {name} edge {edge} {tag} appearance {appearance}")
             }
-            Observation::Ndis { .. } | Observation::VmSwitch { .. } => String::new(),
+            Observation::Ndis { .. } => String::new(),
+            Observation::VmSwitch { source_port_id, source_port_name, source_nic_name, source_nic_type, vlan_id, .. } => {
+                format!("Hyper-V switch port {source_port_id} {source_port_name} NIC {source_nic_name} ({source_nic_type}) VLAN {vlan_id}")
+            }
         };
         if process_id != 0 || thread_id != 0 {
             comment = format!("{comment} PID={process_id} TID={thread_id}").trim().to_string();
@@ -151,9 +161,9 @@ impl EtlFrame {
             let why = d.reason_name.as_deref().unwrap_or("?");
             comment.push_str(&format!("; dropped: {why} (reason {}, location 0x{:x})", d.reason, d.location));
         }
-        if let Some(n) = &pe.note {
+        if let Some(w) = &pe.wlan {
             comment.push_str("; ");
-            comment.push_str(n);
+            comment.push_str(&w.describe());
         }
         let options = FrameOptions {
             comments: if comment.is_empty() { vec![] } else { vec![comment] },
@@ -177,6 +187,9 @@ impl EtlFrame {
             process_id,
             thread_id,
             processor,
+            keyword,
+            relabelled: pe.relabelled,
+            wlan: pe.wlan,
         }
     }
 

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::builtin::ndis_event;
 use crate::flowkey::{LINKTYPE_ETHERNET, LINKTYPE_IEEE802_11, LINKTYPE_RAW};
-use crate::packet::{Direction, Observation, PacketEvent};
+use crate::packet::{Direction, Observation, PacketEvent, WlanMetadata};
 use crate::schema::Fields;
 
 /// Keyword bits of the ndiscap manifest.
@@ -32,7 +32,7 @@ const MAX_PENDING: usize = 256;
 pub struct Reassembly {
     pending: HashMap<(u32, u32), Vec<u8>>,
     /// The last 1002 metadata, attached to the next packet (as etl2pcapng does).
-    wlan_note: Option<String>,
+    wlan: Option<WlanMetadata>,
 }
 
 /// Media keyword → LINKTYPE: mobile broadband is raw IP, native Wi-Fi is 802.11.
@@ -52,7 +52,7 @@ impl Reassembly {
         let lower = f.uint("LowerIfIndex").ok_or("LowerIfIndex missing")? as u32;
         let miniport = f.uint("MiniportIfIndex").unwrap_or(lower as u64) as u32;
         if id == ndis_event::PACKET_METADATA {
-            self.wlan_note = f.bytes("Metadata").and_then(wlan_metadata);
+            self.wlan = f.bytes("Metadata").and_then(WlanMetadata::parse);
             return Ok(None);
         }
         let fragment = f.bytes("Fragment").ok_or("Fragment missing")?;
@@ -78,11 +78,17 @@ impl Reassembly {
             data[1] &= !0x40;
         }
         let observation = if id == ndis_event::VMSWITCH_PACKET_FRAGMENT {
+            let (vlan_id, rss_hash) = f.bytes("OOBData").map(oob_vlan_and_hash).unwrap_or((0, 0));
             Observation::VmSwitch {
+                miniport_if_index: miniport,
                 lower_if_index: lower,
                 source_port_id: f.uint("SourcePortId").unwrap_or(0) as u32,
                 source_port_name: f.string("SourcePortName").unwrap_or_default(),
                 source_nic_name: f.string("SourceNicName").unwrap_or_default(),
+                source_nic_type: f.string("SourceNicType").unwrap_or_default(),
+                vlan_id,
+                destination_count: f.uint("DestinationCount").unwrap_or(0) as u32,
+                rss_hash,
             }
         } else {
             Observation::Ndis { miniport_if_index: miniport, lower_if_index: lower }
@@ -102,7 +108,7 @@ impl Reassembly {
             observation,
             packet_id: None,
             drop: None,
-            note: self.wlan_note.take(),
+            wlan: self.wlan.take(),
             relabelled: false,
         }))
     }
@@ -127,23 +133,15 @@ pub fn inferred_length(linktype: u32, d: &[u8]) -> u32 {
     }
 }
 
-/// `DOT11_EXTSTA_RECV_CONTEXT` (64-bit layout, 48 bytes) as a short comment.
-fn wlan_metadata(m: &[u8]) -> Option<String> {
-    const PHY: [&str; 11] =
-        ["Unknown", "FHSS", "DSSS", "IrBaseband", "802.11a", "802.11b", "802.11g", "802.11n", "802.11ac", "802.11ad", "802.11ax"];
-    if m.len() != 48 {
-        return None;
-    }
-    let u32at = |at: usize| u32::from_le_bytes([m[at], m[at + 1], m[at + 2], m[at + 3]]);
-    let phy = PHY.get(u32at(8) as usize).copied().unwrap_or("Unknown");
-    Some(format!(
-        "Wi-Fi receive: flags 0x{:x}, PHY {phy}, channel centre {} MHz, {} MPDUs, RSSI {} dBm, rate {}",
-        u32at(4),
-        u32at(12),
-        u16::from_le_bytes([m[16], m[17]]),
-        u32at(20) as i32,
-        m[24]
-    ))
+/// VLAN id and RSS hash from a NET_BUFFER_LIST info array (`NetBufferListInfo[]`, one
+/// 8-byte slot per entry): slot 4 `Ieee8021QNetBufferListInfo` (VLAN id in bits 4–15),
+/// slot 8 `NetBufferListHashValue`.
+fn oob_vlan_and_hash(oob: &[u8]) -> (u16, u32) {
+    const SLOT: usize = 8;
+    const IEEE8021Q: usize = 4;
+    const HASH_VALUE: usize = 8;
+    let slot = |i: usize| oob.get(i * SLOT..i * SLOT + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+    (((slot(IEEE8021Q) >> 4) & 0xFFF) as u16, slot(HASH_VALUE))
 }
 
 #[cfg(test)]

@@ -36,8 +36,19 @@ pub enum Observation {
     },
     /// An NDIS interface: the miniport and the (filter) interface above it that logged.
     Ndis { miniport_if_index: u32, lower_if_index: u32 },
-    /// A Hyper-V switch port (event 1003).
-    VmSwitch { lower_if_index: u32, source_port_id: u32, source_port_name: String, source_nic_name: String },
+    /// A Hyper-V switch port (event 1003). `vlan_id` and `rss_hash` come from the event's
+    /// NET_BUFFER_LIST out-of-band data, when the schema names it (`OOBData`).
+    VmSwitch {
+        miniport_if_index: u32,
+        lower_if_index: u32,
+        source_port_id: u32,
+        source_port_name: String,
+        source_nic_name: String,
+        source_nic_type: String,
+        vlan_id: u16,
+        destination_count: u32,
+        rss_hash: u32,
+    },
 }
 
 impl Observation {
@@ -72,8 +83,58 @@ pub struct PacketEvent {
     pub observation: Observation,
     pub packet_id: Option<u64>,
     pub drop: Option<DropInfo>,
-    /// Extra text for the frame comment (e.g. Wi-Fi receive metadata).
-    pub note: Option<String>,
+    /// Wi-Fi receive metadata (ndiscap 1002) logged just before this packet.
+    pub wlan: Option<WlanMetadata>,
     /// A PktMon "WiFi" packet whose bytes are an Ethernet frame, given LINKTYPE_ETHERNET.
     pub relabelled: bool,
+}
+
+/// `DOT11_EXTSTA_RECV_CONTEXT`, as ndiscap logs it in event 1002 (64-bit layout, 48 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WlanMetadata {
+    pub receive_flags: u32,
+    /// `DOT11_PHY_TYPE`: 4 802.11a … 7 802.11n, 8 802.11ac, 10 802.11ax.
+    pub phy_type: u32,
+    pub center_frequency_mhz: u32,
+    pub mpdus_received: u16,
+    pub rssi_dbm: i32,
+    pub data_rate: u8,
+}
+
+impl WlanMetadata {
+    pub const LEN: usize = 48;
+    pub const PHY_NAMES: [&'static str; 11] =
+        ["Unknown", "FHSS", "DSSS", "IrBaseband", "802.11a", "802.11b", "802.11g", "802.11n", "802.11ac", "802.11ad", "802.11ax"];
+
+    pub fn parse(m: &[u8]) -> Option<WlanMetadata> {
+        if m.len() != Self::LEN {
+            return None;
+        }
+        let u32at = |at: usize| u32::from_le_bytes([m[at], m[at + 1], m[at + 2], m[at + 3]]);
+        Some(WlanMetadata {
+            receive_flags: u32at(4),
+            phy_type: u32at(8),
+            center_frequency_mhz: u32at(12),
+            mpdus_received: u16::from_le_bytes([m[16], m[17]]),
+            rssi_dbm: u32at(20) as i32,
+            data_rate: m[24],
+        })
+    }
+
+    pub fn phy_name(&self) -> &'static str {
+        Self::PHY_NAMES.get(self.phy_type as usize).copied().unwrap_or("Unknown")
+    }
+
+    /// The comment text of the default conversion.
+    pub fn describe(&self) -> String {
+        format!(
+            "Wi-Fi receive: flags 0x{:x}, PHY {}, channel centre {} MHz, {} MPDUs, RSSI {} dBm, rate {}",
+            self.receive_flags,
+            self.phy_name(),
+            self.center_frequency_mhz,
+            self.mpdus_received,
+            self.rssi_dbm,
+            self.data_rate
+        )
+    }
 }

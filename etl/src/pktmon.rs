@@ -87,7 +87,7 @@ pub fn packet(id: u16, f: &Fields<'_, '_>, maps: &ValueMaps) -> Result<Option<Pa
         },
         packet_id: f.uint("PktGroupId"),
         drop,
-        note: None,
+        wlan: None,
         relabelled,
     }))
 }

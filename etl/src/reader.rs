@@ -213,7 +213,7 @@ impl<R: Read + Seek> EtlReader<R> {
             if interface == n {
                 self.interfaces.push((key, pe.linktype));
             }
-            return Ok(Some(EtlFrame::new(number, ts_ns, interface, pe, pid, tid, cpu, &self.components)));
+            return Ok(Some(EtlFrame::new(number, ts_ns, interface, pe, pid, tid, cpu, h.descriptor.keyword, &self.components)));
         }
     }
 
@@ -238,6 +238,17 @@ impl<R: Read + Seek> EtlReader<R> {
             wifi_typed_ethernet: c.wifi_typed_ethernet,
             ..self.container.stats.clone()
         }
+    }
+
+    /// Changes the observation-point filter; call before the first frame (e.g. once the
+    /// component names, known after the metadata pre-scan, chose a point).
+    pub fn set_observation(&mut self, filter: ObservationFilter) {
+        self.options.observation = filter;
+        self.flow_points.clear();
+    }
+
+    pub fn options(&self) -> &ReaderOptions {
+        &self.options
     }
 
     pub fn header(&self) -> &LogfileHeader {
@@ -313,6 +324,16 @@ fn keep(
             *flow_points.entry(key).or_insert(point) == point
         }
     }
+}
+
+/// Bytes [`looks_like_etl`] needs: the buffer header and the first record's marker.
+pub const SNIFF_LEN: usize = BUFFER_HEADER_LEN + 8;
+
+/// True when `first` (the first [`SNIFF_LEN`] bytes of a file) starts an ETL trace: a
+/// header buffer (`BufferType` 4, uncompressed, plausible size) whose first record is a
+/// system record with HookId 0 (the log file header). Used to pick a reader by content.
+pub fn looks_like_etl(first: &[u8]) -> bool {
+    first.len() >= SNIFF_LEN && sniff(first, u64::MAX).is_ok()
 }
 
 /// Checks that the first bytes are an ETL header buffer holding the log file header.

@@ -9,6 +9,8 @@ pub struct EtlStats {
     pub compressed_buffers: u64,
     /// Buffers decoded so far.
     pub buffers_read: u64,
+    /// Bytes of the file those buffers take (headers included), for progress.
+    pub file_bytes_read: u64,
     /// Bytes of event data after decompression, so far.
     pub decompressed_bytes: u64,
     /// Event records of every kind decoded so far.

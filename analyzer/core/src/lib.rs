@@ -4,8 +4,12 @@
 //! module `tcpdiag._native` is a thin layer over this crate.
 
 pub mod analyse;
+pub mod bpf;
 pub mod decode;
 pub mod emit;
 pub mod flow;
 pub mod ingest;
+pub mod libpcap;
+pub mod live;
+pub mod parallel;
 pub mod pipeline;

@@ -101,19 +101,8 @@ impl Scanner {
                     break;
                 }
             };
-            self.stats.frames += 1;
-            match decode::decode(frame.linktype, frame.data, frame.origlen) {
-                Decoded::Tcp(seg) if seg.in_icmp_error => {
-                    self.stats.icmp_quoted += 1;
-                    self.table.place_quoted(&seg, frame.number, frame.ts_ns);
-                }
-                Decoded::Tcp(seg) => {
-                    self.stats.tcp_segments += 1;
-                    let place = self.table.place(&seg, frame.number, frame.ts_ns, frame.origlen, true);
-                    sink.segment(&frame, &seg, place);
-                    sent += 1;
-                }
-                Decoded::Other { layer, reason } => self.stats.count_stop(&frame, layer, reason),
+            if place_frame(&mut self.table, &mut self.stats, &frame, sink) {
+                sent += 1;
             }
         }
         !self.done
@@ -123,9 +112,45 @@ impl Scanner {
         &self.stats
     }
 
+    /// The flow table so far (for callers that finalise flows before the end).
+    pub fn table(&self) -> &FlowTable {
+        &self.table
+    }
+
     pub fn finish(mut self) -> Scan {
         self.stats.input_bytes = self.reader.input_bytes_read();
         Scan { flows: self.table.into_flows(), stats: self.stats, error: self.error }
+    }
+}
+
+/// Counts, decodes and places one frame, handing a TCP segment to `sink`: the step
+/// `Scanner::advance` repeats, for callers with their own frame loop (live capture).
+/// Returns true when a segment went to the sink.
+#[inline]
+pub fn place_frame(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, sink: &mut impl SegmentSink) -> bool {
+    place_decoded(table, stats, frame, decode::decode(frame.linktype, frame.data, frame.origlen), sink)
+}
+
+/// `place_frame` for a frame decoded elsewhere (on another thread): `frame.data` is unused.
+#[inline]
+pub fn place_decoded(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, decoded: Decoded, sink: &mut impl SegmentSink) -> bool {
+    stats.frames += 1;
+    match decoded {
+        Decoded::Tcp(seg) if seg.in_icmp_error => {
+            stats.icmp_quoted += 1;
+            table.place_quoted(&seg, frame.number, frame.ts_ns);
+            false
+        }
+        Decoded::Tcp(seg) => {
+            stats.tcp_segments += 1;
+            let place = table.place(&seg, frame.number, frame.ts_ns, frame.origlen, true);
+            sink.segment(frame, &seg, place);
+            true
+        }
+        Decoded::Other { layer, reason } => {
+            stats.count_stop(frame, layer, reason);
+            false
+        }
     }
 }
 

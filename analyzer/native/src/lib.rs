@@ -4,8 +4,10 @@
 //! raised from here: the Python layer decides between a warning and an exception. Rust
 //! panics are caught at this boundary and become `RuntimeError` naming the input.
 
+mod etl;
+mod parallel;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
 
 use numpy::PyArray1;
 use pyo3::exceptions::PyRuntimeError;
@@ -18,15 +20,15 @@ use tcpdiag_core::analyse::{Analyzer, FlowState, LimitState, NoNotes};
 use tcpdiag_core::emit::csv::PacketCsv;
 use tcpdiag_core::emit::{AnalysisColumns, PacketColumns};
 use tcpdiag_core::flow::FlowSummary;
-use tcpdiag_core::ingest::{CaptureReader, IngestError, IngestErrorKind};
+use tcpdiag_core::ingest::{FrameSource, IngestError, IngestErrorKind};
 use tcpdiag_core::pipeline::{scan, NoSink, Scan, ScanStats, Scanner};
 
-fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
+pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     catch_unwind(AssertUnwindSafe(f))
         .map_err(|_| PyRuntimeError::new_err(format!("{what}: internal error in the native core (please report with the capture)")))
 }
 
-fn error_dict<'py>(py: Python<'py>, e: &IngestError) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn error_dict<'py>(py: Python<'py>, e: &IngestError) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let kind = match &e.kind {
         IngestErrorKind::Io(_) => "io",
@@ -106,8 +108,8 @@ fn result_dict<'py>(py: Python<'py>, scan: &Scan) -> PyResult<Bound<'py, PyDict>
 }
 
 /// Opens a capture; on failure returns the result dict carrying only the error.
-fn open<'py>(py: Python<'py>, path: &str) -> PyResult<Result<CaptureReader, Bound<'py, PyDict>>> {
-    match guarded(path, || CaptureReader::open(Path::new(path)))? {
+fn open<'py>(py: Python<'py>, path: &str) -> PyResult<Result<Box<dyn FrameSource>, Bound<'py, PyDict>>> {
+    match guarded(path, || etl::open_source(path))? {
         Ok(r) => Ok(Ok(r)),
         Err(e) => {
             let scan = Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) };
@@ -300,7 +302,11 @@ fn analysis_columns(py: Python<'_>, d: &Bound<'_, PyDict>, c: AnalysisColumns) -
     d.set_item("zero_window_probe", PyArray1::from_vec(py, c.zero_window_probe))?;
     d.set_item("window_full", PyArray1::from_vec(py, c.window_full))?;
     d.set_item("keepalive", PyArray1::from_vec(py, c.keepalive))?;
+    d.set_item("duplicate", PyArray1::from_vec(py, c.duplicate))?;
     d.set_item("rtt_ns", PyArray1::from_vec(py, c.rtt_ns))?;
+    d.set_item("sack_row", PyArray1::from_vec(py, c.sack_row))?;
+    d.set_item("sack_left", PyArray1::from_vec(py, c.sack_left))?;
+    d.set_item("sack_right", PyArray1::from_vec(py, c.sack_right))?;
     Ok(())
 }
 
@@ -329,8 +335,8 @@ impl PacketChunks {
     #[pyo3(signature = (path, chunk_rows = 1_000_000, analysis = false, vantage = None))]
     fn new(path: &str, chunk_rows: u64, analysis: bool, vantage: Option<&str>) -> PyResult<Self> {
         let vantage = parse_vantage(vantage)?;
-        let (scanner, finished) = match guarded(path, || CaptureReader::open(Path::new(path)))? {
-            Ok(r) => (Some(Scanner::new(r)), None),
+        let (scanner, finished) = match guarded(path, || etl::open_source(path))? {
+            Ok(r) => (Some(Scanner::boxed(r)), None),
             Err(e) => (None, Some(Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) })),
         };
         let collect = if analysis { Collect::Analysis(Analyzer::new(AnalysisColumns::default())) } else { Collect::Wire };
@@ -402,5 +408,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_packets_csv, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_class::<PacketChunks>()?;
+    etl::register(m)?;
+    parallel::register(m)?;
     Ok(())
 }

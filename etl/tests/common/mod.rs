@@ -72,24 +72,60 @@ fn pad8(v: &mut Vec<u8>) {
 
 /// The first buffer: a SYSTEM64 record (HookId 0) with a 64-bit TRACE_LOGFILE_HEADER.
 pub fn header_buffer(buffer_size: u32, buffers_written: u32, events_lost: u32, buffers_lost: u32) -> Vec<u8> {
-    let mut p = vec![0u8; 0x118];
+    header_buffer_with(buffer_size, buffers_written, events_lost, buffers_lost, Clock::Qpc, true)
+}
+
+/// `ReservedFlags` clock types, with the raw value the header event carries.
+#[derive(Debug, Clone, Copy)]
+pub enum Clock {
+    /// QueryPerformanceCounter at [`PERF_FREQ`]; header event at [`START_QPC`].
+    Qpc,
+    /// FILETIMEs; header event at [`START_FT`].
+    SystemTime,
+    /// CPU cycles at [`CPU_MHZ`] MHz; header event at [`START_QPC`].
+    CpuCycle,
+}
+
+pub const CPU_MHZ: u32 = 2_500;
+
+impl Clock {
+    pub fn base(self) -> i64 {
+        match self {
+            Clock::SystemTime => START_FT,
+            _ => START_QPC,
+        }
+    }
+}
+
+/// The header buffer for any clock and pointer width (32-bit: SYSTEM32 record and the
+/// TRACE_LOGFILE_HEADER with 4-byte name pointers, 8 bytes shorter).
+pub fn header_buffer_with(buffer_size: u32, buffers_written: u32, events_lost: u32, buffers_lost: u32, clock: Clock, ptr64: bool) -> Vec<u8> {
+    let shift = if ptr64 { 8 } else { 0 };
+    let mut p = vec![0u8; 0x110 + shift];
     p[0..4].copy_from_slice(&buffer_size.to_le_bytes());
     p[4] = 10;
     p[0x0C..0x10].copy_from_slice(&2u32.to_le_bytes());
     p[0x24..0x28].copy_from_slice(&buffers_written.to_le_bytes());
-    p[0x2C..0x30].copy_from_slice(&8u32.to_le_bytes());
+    p[0x2C..0x30].copy_from_slice(&(if ptr64 { 8u32 } else { 4 }).to_le_bytes());
     p[0x30..0x34].copy_from_slice(&events_lost.to_le_bytes());
-    p[0x100..0x108].copy_from_slice(&PERF_FREQ.to_le_bytes());
-    p[0x108..0x110].copy_from_slice(&START_FT.to_le_bytes());
-    p[0x110..0x114].copy_from_slice(&1u32.to_le_bytes());
-    p[0x114..0x118].copy_from_slice(&buffers_lost.to_le_bytes());
+    p[0x34..0x38].copy_from_slice(&CPU_MHZ.to_le_bytes());
+    let tail = 0xF0 + shift;
+    p[tail + 8..tail + 16].copy_from_slice(&PERF_FREQ.to_le_bytes());
+    p[tail + 16..tail + 24].copy_from_slice(&START_FT.to_le_bytes());
+    let kind: u32 = match clock {
+        Clock::Qpc => 1,
+        Clock::SystemTime => 2,
+        Clock::CpuCycle => 3,
+    };
+    p[tail + 24..tail + 28].copy_from_slice(&kind.to_le_bytes());
+    p[tail + 28..tail + 32].copy_from_slice(&buffers_lost.to_le_bytes());
     p.extend("Test\0".encode_utf16().flat_map(|u| u.to_le_bytes()));
     let mut rec = vec![0u8; 0x20];
     rec[0..2].copy_from_slice(&2u16.to_le_bytes());
-    rec[2] = 0x02;
+    rec[2] = if ptr64 { 0x02 } else { 0x01 };
     rec[3] = 0xC0;
     rec[4..6].copy_from_slice(&((0x20 + p.len()) as u16).to_le_bytes());
-    rec[0x10..0x18].copy_from_slice(&START_QPC.to_le_bytes());
+    rec[0x10..0x18].copy_from_slice(&clock.base().to_le_bytes());
     rec.extend_from_slice(&p);
     pad8(&mut rec);
     let mut b = wmi_buffer_header(buffer_size, (0x48 + rec.len()) as u32, 0, 0, 4);
@@ -100,8 +136,14 @@ pub fn header_buffer(buffer_size: u32, buffers_written: u32, events_lost: u32, b
 
 /// An EVENT_HEADER64 record.
 pub fn event_record(provider: tcpdiag_etl::Guid, id: u16, keyword: u64, qpc: i64, pid: u32, tid: u32, payload: &[u8]) -> Vec<u8> {
+    event_record_with(provider, id, keyword, qpc, pid, tid, payload, true)
+}
+
+/// An EVENT_HEADER record of a 32- or 64-bit writer (header type 0x12 / 0x13).
+#[allow(clippy::too_many_arguments)]
+pub fn event_record_with(provider: tcpdiag_etl::Guid, id: u16, keyword: u64, qpc: i64, pid: u32, tid: u32, payload: &[u8], ptr64: bool) -> Vec<u8> {
     let mut r = vec![0u8; 0x50];
-    r[2] = 0x13;
+    r[2] = if ptr64 { 0x13 } else { 0x12 };
     r[3] = 0xC0;
     r[8..12].copy_from_slice(&tid.to_le_bytes());
     r[12..16].copy_from_slice(&pid.to_le_bytes());
@@ -140,7 +182,18 @@ pub fn event_buffer(records: &[Vec<u8>], proc_: u8, compressed: bool, buffer_siz
 /// A relogger schema event (EventMetadata class type 32) holding a `TRACE_EVENT_INFO`
 /// for (provider, id, version); properties are (name, in-type, flags, count, length).
 pub fn schema_record(provider: tcpdiag_etl::Guid, id: u16, version: u8, props: &[(&str, u16, u32, u16, u16)]) -> Vec<u8> {
+    schema_record_task(provider, id, version, "", props)
+}
+
+/// `schema_record` with a task name (the event's name, e.g. `TcpDataTransferSend`).
+pub fn schema_record_task(provider: tcpdiag_etl::Guid, id: u16, version: u8, task: &str, props: &[(&str, u16, u32, u16, u16)]) -> Vec<u8> {
     let mut t = vec![0u8; 112 + 24 * props.len()];
+    if !task.is_empty() {
+        let off = t.len() as u32;
+        t[68..72].copy_from_slice(&off.to_le_bytes());
+        t.extend(task.encode_utf16().chain([0]).flat_map(|u| u.to_le_bytes()));
+        t[68..72].copy_from_slice(&off.to_le_bytes());
+    }
     t[0..16].copy_from_slice(&provider.0);
     t[32..34].copy_from_slice(&id.to_le_bytes());
     t[34] = version;

@@ -1,8 +1,9 @@
 //! D-SACK detection (RFC 2883 §4): the receiver reports a duplicate segment in the first
 //! SACK block.
 //!
-//! The first block is a D-SACK when it lies at or below the cumulative ACK, or when it
-//! is contained in the second block. Same rule as Wireshark's `tcp.options.sack.dsack`.
+//! The first block is a D-SACK when it lies wholly at or below the cumulative ACK (its
+//! right edge ≤ ACK; a block straddling the ACK is a stale SACK, not a D-SACK), or when
+//! it is contained in the second block. Same rule as Wireshark's `tcp.options.sack.dsack`.
 
 use crate::flow::SeqNumber;
 
@@ -13,7 +14,7 @@ pub fn dsack(ack: SeqNumber, blocks: &[(u32, u32)]) -> Option<(SeqNumber, SeqNum
     if right <= left {
         return None;
     }
-    if left < ack {
+    if right <= ack {
         return Some((left, right));
     }
     if let Some(&(l2, r2)) = blocks.get(1) {
@@ -38,6 +39,11 @@ mod tests {
     fn first_block_inside_second_is_dsack() {
         // RFC 2883 §4.1.2: ACK 1000, blocks 3000-3500 then 3000-4500.
         assert!(dsack(SeqNumber(1000), &[(3000, 3500), (3000, 4500)]).is_some());
+    }
+
+    #[test]
+    fn block_straddling_the_ack_is_not_dsack() {
+        assert_eq!(dsack(SeqNumber(3326), &[(2692, 3954)]), None);
     }
 
     #[test]

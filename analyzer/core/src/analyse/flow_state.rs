@@ -58,7 +58,7 @@ impl FlowState {
         self.handshake.on_segment(seg.flags, d, ts);
         if let Some(hints) = self.handshake.ack_to_data_ns() {
             for (side, hint) in hints.into_iter().enumerate() {
-                self.senders[side].a2d_hint_ns.get_or_insert(hint);
+                self.senders[side].set_a2d_hint(hint);
             }
         }
         self.delays.on_segment(seg, d, ts);
@@ -149,7 +149,7 @@ impl FlowState {
         let rwnd_dd = view.rwnd.or(self.rwnd_for[dd]);
         notes.rwnd = rwnd_dd.unwrap_or(0);
         let mss = self.senders[dd].mss.max(536) as u64;
-        let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss > w);
+        let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss >= w);
         if carries_data && dd == d && seg.payload_len > 0 {
             if let Some(w) = rwnd_dd {
                 // Same idea as Wireshark tcp.analysis.window_full: this segment used the

@@ -53,7 +53,7 @@ impl LimitTracker {
     /// Moves the time charged since the last new data to `to` (known only afterwards,
     /// e.g. that the sender had run out of data).
     pub fn reassign_since_data(&mut self, to: LimitState) {
-        let skip = [LimitState::Unknown, LimitState::ZeroWindow, LimitState::Rwnd, LimitState::Recovery];
+        let skip = [LimitState::Unknown, LimitState::ZeroWindow, LimitState::Rwnd, LimitState::Recovery, LimitState::Idle];
         for st in LimitState::ALL {
             if skip.contains(&st) || st == to {
                 continue;
@@ -113,12 +113,12 @@ impl LimitTracker {
         // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
         // segment left means the receiver's window stops the sender.
         if let Some(w) = rwnd {
-            if unacked + mss > w {
+            if unacked + mss >= w {
                 return LimitState::Rwnd;
             }
         }
         if unacked == 0 {
-            return LimitState::App;
+            return LimitState::Idle;
         }
         let pipe = view.in_flight;
         if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
@@ -133,7 +133,10 @@ impl LimitTracker {
         LimitState::Cwnd
     }
 
+    /// Time with data outstanding (Linux's busy time): all but unknown and idle.
     pub fn busy_ns(&self) -> i64 {
-        self.state_ns.iter().sum::<i64>() - self.state_ns[LimitState::Unknown as usize]
+        self.state_ns.iter().sum::<i64>()
+            - self.state_ns[LimitState::Unknown as usize]
+            - self.state_ns[LimitState::Idle as usize]
     }
 }

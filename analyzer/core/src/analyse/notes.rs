@@ -61,12 +61,16 @@ pub enum LimitState {
     Cwnd = 4,
     /// Flight flat below both windows while ACK-clocked: the send buffer holds no more.
     Sndbuf = 5,
-    /// The sender is idle or not keeping up: room in both windows, sends not ACK-clocked.
+    /// The sender is not keeping up: data in flight below both windows, sends not
+    /// ACK-clocked.
     App = 6,
+    /// Nothing outstanding and nothing sent: the application has nothing to send (not
+    /// busy time, as in Linux's chrono accounting).
+    Idle = 7,
 }
 
 impl LimitState {
-    pub const ALL: [LimitState; 7] = [
+    pub const ALL: [LimitState; 8] = [
         LimitState::Unknown,
         LimitState::Rwnd,
         LimitState::ZeroWindow,
@@ -74,6 +78,7 @@ impl LimitState {
         LimitState::Cwnd,
         LimitState::Sndbuf,
         LimitState::App,
+        LimitState::Idle,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -84,6 +89,7 @@ impl LimitState {
             LimitState::Cwnd => "cwnd",
             LimitState::Sndbuf => "sndbuf",
             LimitState::App => "app",
+            LimitState::Idle => "idle",
         }
     }
 }
@@ -143,5 +149,7 @@ pub struct PacketNotes {
     pub zero_window_probe: bool,
     pub window_full: bool,
     pub keepalive: bool,
+    /// The same packet seen again (same bytes, same IPv4 ID).
+    pub duplicate: bool,
     pub rtt_ns: Option<i64>,
 }

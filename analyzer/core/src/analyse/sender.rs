@@ -62,6 +62,8 @@ pub struct Recovery {
 }
 
 const RETRANS_MEMORY: usize = 4096;
+/// Recent (seq, end, IPv4 ID) triples, for telling duplicates from retransmissions.
+const RECENT_MEMORY: usize = 64;
 /// Bound on pending timestamp echoes and state snapshots (about one round trip's worth).
 const ECHO_MEMORY: usize = 1 << 16;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
@@ -133,6 +135,7 @@ pub struct Sender {
     pub a2d_hint_ns: Option<i64>,
     /// The last ACK→data samples (ring) for a robust minimum.
     a2d_recent: [Option<i64>; 32],
+    a2d_recent_min: Option<i64>,
     a2d_next: usize,
     sent_tsvals: VecDeque<(u32, i64)>,
     peer_tsvals: VecDeque<(u32, i64)>,
@@ -143,6 +146,10 @@ pub struct Sender {
     pub rwnd: Option<u64>,
     /// Highest flight in each of the last few round trips (slow-start detection).
     rounds: VecDeque<u64>,
+    recent: VecDeque<(SeqNumber, SeqNumber, u16)>,
+    /// The byte zero-window probes carry.
+    probe_seq: Option<SeqNumber>,
+    pending_syn_rtt: Option<i64>,
     round_start: i64,
     round_max: u64,
 }
@@ -249,10 +256,34 @@ impl Sender {
             self.max = seq;
         }
         if len == 0 {
+            // A pure ACK's sequence number is the sender's SND.NXT: beyond SND.MAX it shows
+            // data sent but not captured (Wireshark: "previous segment not captured").
+            if seq > self.max && seg.flags & flags::RST == 0 {
+                let gap = seq.distance_from(self.max) as u32;
+                notes.lost_before = gap;
+                self.lost_before_bytes += gap as u64;
+                self.max = seq;
+            }
             return;
         }
         self.note_echoes_on_data(seg, ts);
         let pipe_before = self.pipe(ts);
+        // RFC 9293 §3.8.6.1: a one-byte probe at the window edge while the peer's window
+        // is zero; repeats of the same byte are probes too (Wireshark: ZeroWindowProbe).
+        if seg.payload_len == 1 && peer_rwnd == 0 && (seq == self.max || Some(seq) == self.probe_seq) {
+            // SND.MAX stays put: the probed byte is sent again as data once the window
+            // opens, and that is not a retransmission (same as Wireshark).
+            notes.zero_window_probe = true;
+            self.probes += 1;
+            self.probe_seq = Some(seq);
+            self.last_send_ns = ts;
+            return;
+        }
+        // Only data below SND.MAX can be a copy of a packet already seen.
+        if seq < self.max && self.is_duplicate(seq, end, seg) {
+            notes.duplicate = true;
+            return;
+        }
         if seq >= self.max {
             if seq > self.max {
                 // Bytes the capture point never saw: lost upstream or dropped by the capture.
@@ -260,10 +291,7 @@ impl Sender {
                 notes.lost_before = gap;
                 self.lost_before_bytes += gap as u64;
             }
-            if seg.payload_len == 1 && peer_rwnd == 0 && seq == self.max {
-                notes.zero_window_probe = true;
-                self.probes += 1;
-            }
+            self.remember(seq, end, seg);
             self.outstanding.push_back(Sent {
                 seq, end, frame, ts_ns: ts, syn, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
             });
@@ -279,7 +307,10 @@ impl Sender {
             return;
         }
         // Below SND.MAX: a keep-alive, a late original, or a retransmission.
-        if end <= self.una && seg.payload_len <= 1 && end.distance_from(self.una) >= -1 {
+        // Keep-alive (RFC 9293 §3.8.4): at most one byte, just below what is acknowledged
+        // or, as Wireshark tests, just below the highest byte sent.
+        let plain = seg.flags & (flags::SYN | flags::FIN | flags::RST) == 0;
+        if plain && seg.payload_len <= 1 && ((end <= self.una && end.distance_from(self.una) >= -1) || seq + 1 == self.max) {
             notes.keepalive = true;
             return;
         }
@@ -289,6 +320,7 @@ impl Sender {
             self.widen_reorder(notes.reorder.unwrap());
             return;
         }
+        self.remember(seq, end, seg);
         let kind = self.classify(seq, end, ts);
         let orig_frame = self.mark_retransmitted(seq, end, frame, tsval);
         self.retrans_segments += 1;
@@ -334,6 +366,7 @@ impl Sender {
             self.a2d.sample(ts - t);
             self.a2d_recent[self.a2d_next] = Some(ts - t);
             self.a2d_next = (self.a2d_next + 1) % self.a2d_recent.len();
+            self.a2d_recent_min = self.a2d_recent.iter().flatten().copied().min();
         }
     }
 
@@ -350,13 +383,25 @@ impl Sender {
         }
     }
 
+    /// The handshake showed the ACK→data delay: take it, and the SYN's RTT sample kept
+    /// waiting for it.
+    pub fn set_a2d_hint(&mut self, hint: i64) {
+        if self.a2d_hint_ns.is_some() {
+            return;
+        }
+        self.a2d_hint_ns = Some(hint);
+        if let Some(part) = self.pending_syn_rtt.take() {
+            let lag = self.a2d_ns();
+            self.rtt.sample(part + if lag >= AT_SENDER_NS { lag } else { 0 });
+        }
+    }
+
     /// ACK → data delay at the capture point (0 at the sender).
     pub fn a2d_ns(&self) -> i64 {
         // A data segment may echo an older ACK (TS.Recent does not move on out-of-order
         // data, RFC 7323 §4.3), which only inflates samples: take the minimum of the
         // recent ones, which still follows a growing queue.
-        let recent = self.a2d_recent.iter().flatten().copied().min();
-        recent.or(self.a2d_hint_ns).unwrap_or(0).max(0)
+        self.a2d_recent_min.or(self.a2d_hint_ns).unwrap_or(0).max(0)
     }
 
     /// The peer advertised a new window for this direction.
@@ -367,6 +412,11 @@ impl Sender {
 
     fn snapshot(&mut self, ts: i64) {
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
+        // Views look back one ACK→data delay: keep twice that (and a millisecond).
+        let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
+        while self.history.len() > 1 && self.history[1].ts < keep_from {
+            self.history.pop_front();
+        }
         if self.history.len() == ECHO_MEMORY {
             self.history.pop_front();
         }
@@ -410,6 +460,22 @@ impl Sender {
             sacked: snap.sacked as u64,
             rwnd: snap.rwnd.or(self.rwnd),
         }
+    }
+
+    /// The same bytes with the same IPv4 ID as a recent segment: one packet seen twice
+    /// (capture duplicates, switch mirroring), neither a retransmission nor reordering —
+    /// a retransmission is a new packet with a new ID.
+    fn is_duplicate(&self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) -> bool {
+        seg.ip_version == 4
+            && seg.ip_id != 0
+            && self.recent.iter().any(|&(s, e, id)| s == seq && e == end && id == seg.ip_id)
+    }
+
+    fn remember(&mut self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) {
+        if self.recent.len() == RECENT_MEMORY {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((seq, end, seg.ip_id));
     }
 
     /// Counts new data per round trip (SRTT-long buckets): it doubles each round in slow
@@ -509,23 +575,26 @@ impl Sender {
 
     /// An ACK from the other side, acknowledging this direction's data.
     pub fn on_ack(&mut self, seg: &TcpSegment, frame: u64, ts: i64, notes: &mut PacketNotes) {
-        if seg.flags & flags::ACK == 0 || !self.started {
+        if seg.flags & flags::ACK == 0 {
             return;
         }
-        self.note_echoes_on_ack(seg, ts);
         let ack = SeqNumber(seg.ack);
         let blocks = seg.options.sack_blocks();
         let mut sack_blocks = blocks;
         if let Some((l, r)) = dsack(ack, blocks) {
+            // Reported whether or not this direction's data was captured.
             notes.dsack = true;
             self.dsacks += 1;
             self.prove(l, r, Evidence::Dsack, notes);
             sack_blocks = &blocks[1..];
         }
-        if ack > self.max {
-            // ACK for data we never saw (capture started mid-flight or dropped packets).
-            self.max = ack;
+        if !self.started {
+            return;
         }
+        self.note_echoes_on_ack(seg, ts);
+        // An ACK beyond SND.MAX covers data not captured (yet: TSO/GRO captures may show
+        // the ACK first). SND.MAX stays the highest byte *seen sent*, so that data is new
+        // when it shows up, as in Wireshark.
         let advanced = ack > self.una;
         if advanced {
             self.advance(ack, ts, seg, notes);
@@ -584,10 +653,13 @@ impl Sender {
             }
             let s = self.outstanding.pop_front().unwrap();
             let lag_known = self.a2d.samples > 0 || self.a2d_hint_ns.is_some();
-            if s.retrans == 0 && (lag_known || !s.syn) {
+            if s.retrans == 0 && s.syn && !lag_known {
+                // A SYN answered before the handshake shows where the capture point is:
+                // kept until it does (away from the sender it is only part of the RTT).
+                self.pending_syn_rtt = Some(ts - s.ts_ns);
+            } else if s.retrans == 0 {
                 // Karn (RFC 6298 §3): time only never-retransmitted segments; the last one
-                // this ACK covers gives the sample. A SYN answered before the handshake
-                // shows where we are is skipped: away from the sender it is a part-RTT.
+                // this ACK covers gives the sample.
                 rtt_sample = Some(ts - s.ts_ns);
             } else if let (Some(ecr), Some(rtv)) = (tsecr, s.last_retrans_tsval) {
                 // Eifel (RFC 3522 §3.2): the ACK echoes a timestamp older than the
@@ -598,8 +670,10 @@ impl Sender {
             }
         }
         if let Some(r) = rtt_sample {
-            // The capture point sees data → ACK; the rest of the loop is ACK → data.
-            let r = r + self.a2d_ns();
+            // The capture point sees data → ACK; away from the sender the rest of the loop
+            // is ACK → data (at the sender that delay is its own processing: left out).
+            let lag = self.a2d_ns();
+            let r = r + if lag >= AT_SENDER_NS { lag } else { 0 };
             self.rtt.sample(r);
             notes.rtt_ns = Some(r);
         }

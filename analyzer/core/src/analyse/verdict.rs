@@ -124,10 +124,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
     let rwnd = fs.rwnd_max[dd];
     let ceiling = |w: u64| Value::Text(mbit(w as f64 * 8.0 / rtt_s.max(1e-9)));
     if s.zero_windows > 0 && share(LimitState::ZeroWindow) > 0.05 {
-        // A closed window is the cause of the rwnd limit around it: rank it first.
+        // A closed window is the cause of the rwnd limit around it: rank it above the
+        // other window findings; above missing scaling too once it is closed most of
+        // the busy time.
+        let zw = share(LimitState::ZeroWindow);
         f.push(Finding {
             id: "zero_window_stall",
-            share: rwnd_share.max(share(LimitState::ZeroWindow)) + 0.01,
+            share: rwnd_share.max(zw) + if zw >= 0.5 { 0.03 } else { 0.01 },
             frames: vec![lim.first_frame[LimitState::ZeroWindow as usize]],
             values: vec![
                 ("count", Value::Int(s.zero_windows as i64)),
@@ -152,13 +155,14 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             };
             ("wscale_missing", [base.clone(), vec![("who", Value::Text(who.into()))]].concat())
         } else if fixed {
-            let needed = (goodput.max(1.0) / 8.0 * rtt_s) as i64;
-            ("rwnd_static", [base.clone(), vec![("needed", Value::Int(needed))]].concat())
+            ("rwnd_static", base.clone())
         } else {
             ("rwnd_limited", base.clone())
         };
         values.push(("share", Value::Num(100.0 * rwnd_share)));
-        f.push(Finding { id, share: rwnd_share, frames, values });
+        // Scaling off is the configuration fault behind the zero-window stalls' window too.
+        let share = rwnd_share + if id == "wscale_missing" { 0.02 } else { 0.0 };
+        f.push(Finding { id, share, frames, values });
     }
 
     // A standing queue (RTT well above its minimum) means the bottleneck is full: losses
@@ -238,13 +242,16 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             ],
         });
     }
-    if share(LimitState::App) >= MIN_SHARE {
+    // The application's share counts its idle time too: of the whole transfer.
+    let idle = lim.state_ns[LimitState::Idle as usize];
+    let app_share = (lim.state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
+    if app_share >= MIN_SHARE {
         f.push(Finding {
             id: "app_limited",
-            share: share(LimitState::App),
-            frames: vec![lim.first_frame[LimitState::App as usize]],
+            share: app_share,
+            frames: vec![lim.first_frame[LimitState::App as usize].max(lim.first_frame[LimitState::Idle as usize])],
             values: vec![
-                ("share", Value::Num(100.0 * share(LimitState::App))),
+                ("share", Value::Num(100.0 * app_share)),
                 ("flight", Value::Int(fs.cwnd[dd].value as i64)),
             ],
         });
@@ -272,7 +279,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
             values: vec![("reason", Value::Text("no limit state dominated the transfer".into()))],
         });
     }
-    f.sort_by(|a, b| b.share.partial_cmp(&a.share).unwrap_or(std::cmp::Ordering::Equal));
+    // A window that binds most of the busy time is the first thing to fix, whatever the
+    // application does between transfers.
+    let rank = |x: &Finding| {
+        let window = matches!(x.id, "wscale_missing" | "rwnd_static" | "rwnd_limited" | "zero_window_stall");
+        x.share + if window && x.share >= 0.5 { 1.0 } else { 0.0 }
+    };
+    f.sort_by(|a, b| rank(b).partial_cmp(&rank(a)).unwrap_or(std::cmp::Ordering::Equal));
     v.findings = f;
     v
 }

@@ -9,11 +9,11 @@ use crate::flow::Placement;
 use crate::ingest::Frame;
 use crate::pipeline::SegmentSink;
 
-pub const COLUMNS: [&str; 24] = [
+pub const COLUMNS: [&str; 25] = [
     "data_dir", "rwnd", "rwnd_basis", "in_flight", "unacked", "sacked", "cwnd", "cwnd_conf", "limit",
     "retrans", "retrans_of", "dsack", "spurious_of", "spurious_by", "reorder_packets", "reorder_bytes",
     "reorder_ns", "lost_before", "dup_ack", "zero_window", "zero_window_probe", "window_full", "keepalive",
-    "rtt_ns",
+    "duplicate", "rtt_ns",
 ];
 
 /// A chunk of the packets table with the analysis columns beside the wire columns.
@@ -44,8 +44,14 @@ pub struct AnalysisColumns {
     pub zero_window_probe: Vec<bool>,
     pub window_full: Vec<bool>,
     pub keepalive: Vec<bool>,
+    pub duplicate: Vec<bool>,
     /// RTT sample carried by this ACK, −1 if none.
     pub rtt_ns: Vec<i64>,
+    /// SACK blocks as a side table (most rows carry none): row index in this chunk and the
+    /// raw edges, in the order the option lists them (the first may be a DSACK).
+    pub sack_row: Vec<u32>,
+    pub sack_left: Vec<u32>,
+    pub sack_right: Vec<u32>,
 }
 
 impl AnalysisColumns {
@@ -85,6 +91,13 @@ impl NotesSink for AnalysisColumns {
         self.zero_window_probe.push(n.zero_window_probe);
         self.window_full.push(n.window_full);
         self.keepalive.push(n.keepalive);
+        self.duplicate.push(n.duplicate);
         self.rtt_ns.push(n.rtt_ns.unwrap_or(-1));
+        let row = self.rtt_ns.len() as u32 - 1;
+        for &(left, right) in seg.options.sack_blocks() {
+            self.sack_row.push(row);
+            self.sack_left.push(left);
+            self.sack_right.push(right);
+        }
     }
 }

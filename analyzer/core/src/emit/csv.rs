@@ -74,7 +74,7 @@ impl<W: Write> PacketCsv<W> {
         let opt = |x: i64, present: bool| if present { x.to_string() } else { String::new() };
         writeln!(
             self.out,
-            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             n.data_dir,
             n.rwnd,
             n.rwnd_basis.map_or("", basis_name),
@@ -98,6 +98,7 @@ impl<W: Write> PacketCsv<W> {
             n.zero_window_probe as u8,
             n.window_full as u8,
             n.keepalive as u8,
+            n.duplicate as u8,
             opt(n.rtt_ns.unwrap_or(0), n.rtt_ns.is_some()),
         )
     }

@@ -39,6 +39,8 @@ pub struct Placement {
 #[derive(Default)]
 pub struct FlowTable {
     latest: AHashMap<FlowKey, u32>,
+    /// The last key looked up: bulk captures repeat the same flow many times in a row.
+    last: Option<(FlowKey, u32)>,
     flows: Vec<FlowSummary>,
     base: Vec<[BaseSeq; 2]>,
 }
@@ -52,8 +54,9 @@ impl FlowTable {
     /// for IP fragments, whose length Wireshark does not know.
     pub fn place(&mut self, seg: &TcpSegment, frame: u64, ts_ns: i64, frame_len: u32, has_length: bool) -> Placement {
         let key = FlowKey::of(seg);
-        let (mut flow, mut opened) = match self.latest.get(&key) {
-            Some(&f) => (f, false),
+        let cached = self.last.filter(|(k, _)| *k == key).map(|(_, f)| f);
+        let (mut flow, mut opened) = match cached.or_else(|| self.latest.get(&key).copied()) {
+            Some(f) => (f, false),
             None => (self.open(key, seg, frame, ts_ns), true),
         };
         let mut dir = self.direction(flow, seg);
@@ -81,6 +84,7 @@ impl FlowTable {
         }
 
         self.flows[flow as usize].record(seg, dir, frame, ts_ns, frame_len);
+        self.last = Some((key, flow));
         Placement { flow, dir, opened }
     }
 

@@ -77,7 +77,7 @@ impl fmt::Display for IngestErrorKind {
             IngestErrorKind::Empty => write!(f, "empty file, not a capture"),
             IngestErrorKind::NotACapture { magic } => write!(
                 f,
-                "not a pcap, pcapng or gzip capture (first bytes {:02x} {:02x} {:02x} {:02x})",
+                "not a pcap, pcapng, gzip or ETL capture (first bytes {:02x} {:02x} {:02x} {:02x})",
                 magic[0], magic[1], magic[2], magic[3]
             ),
             IngestErrorKind::Unsupported(what) => write!(f, "unsupported: {what}"),

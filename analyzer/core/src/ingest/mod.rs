@@ -7,6 +7,7 @@ pub mod byte_order;
 pub mod error;
 pub mod frame;
 pub mod interface;
+pub mod merge;
 pub mod pcap;
 pub mod pcapng;
 pub mod source;
@@ -264,6 +265,17 @@ pub trait FrameSource: Send {
     fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError>;
     /// Raw input bytes consumed so far (for progress against the file size).
     fn input_bytes_read(&self) -> u64;
+}
+
+/// A boxed source is a source, so a reader chosen at run time goes wherever one is taken.
+impl<T: FrameSource + ?Sized> FrameSource for Box<T> {
+    #[inline]
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
+        (**self).next_frame()
+    }
+    fn input_bytes_read(&self) -> u64 {
+        (**self).input_bytes_read()
+    }
 }
 
 impl FrameSource for CaptureReader {

@@ -67,6 +67,12 @@ impl<W: Write> PcapngWriter<W> {
     /// Writes an Interface Description Block; returns its index within the section, which
     /// `write_packet` takes. `section` is ignored.
     pub fn add_interface(&mut self, iface: &InterfaceInfo) -> io::Result<u32> {
+        self.add_interface_with(iface, &[])
+    }
+
+    /// `add_interface` plus raw options (code, value) written after the standard ones, in
+    /// order: e.g. `if_MACaddr` (6), `if_IPv4addr` (4), `if_IPv6addr` (5).
+    pub fn add_interface_with(&mut self, iface: &InterfaceInfo, extra: &[(u16, &[u8])]) -> io::Result<u32> {
         let linktype = u16::try_from(iface.linktype).map_err(|_| {
             invalid(format!(
                 "link type {} does not fit pcapng's 16 bits",
@@ -99,6 +105,10 @@ impl<W: Write> PcapngWriter<W> {
             self.option(IF_TSOFFSET, &v)?;
             any = true;
         }
+        for (code, value) in extra {
+            self.option(*code, value)?;
+            any = true;
+        }
         if any {
             self.option(OPT_ENDOFOPT, &[])?;
         }
@@ -118,6 +128,20 @@ impl<W: Write> PcapngWriter<W> {
         origlen: u32,
         opts: Option<&FrameOptions>,
     ) -> io::Result<()> {
+        self.write_packet_with(iface, ts_ns, data, origlen, opts, &[])
+    }
+
+    /// `write_packet` plus raw options (code, value) written after `opts`, in order (e.g.
+    /// option 8, process and thread id, which etl2pcapng writes).
+    pub fn write_packet_with(
+        &mut self,
+        iface: u32,
+        ts_ns: i64,
+        data: &[u8],
+        origlen: u32,
+        opts: Option<&FrameOptions>,
+        extra: &[(u16, &[u8])],
+    ) -> io::Result<()> {
         let ticks = self.ticks(iface, ts_ns)?;
         let caplen = u32::try_from(data.len()).map_err(|_| invalid("packet over 4 GiB".into()))?;
         self.begin(enhanced_packet::BLOCK_TYPE);
@@ -128,8 +152,18 @@ impl<W: Write> PcapngWriter<W> {
         self.put32(origlen);
         self.buf.extend_from_slice(data);
         self.pad();
+        let start = self.buf.len();
         if let Some(o) = opts {
             self.frame_options(o)?;
+        }
+        if !extra.is_empty() {
+            if self.buf.len() > start {
+                self.buf.truncate(self.buf.len() - 4); // reopen the list: drop opt_endofopt
+            }
+            for (code, value) in extra {
+                self.option(*code, value)?;
+            }
+            self.option(OPT_ENDOFOPT, &[])?;
         }
         self.finish()
     }
