@@ -18,7 +18,7 @@ PLUGIN = ROOT / "wireshark-plugin" / "tcpdiag.lua"
 COLUMNS = ["data_dir", "rwnd", "rwnd_basis", "in_flight", "unacked", "sacked", "cwnd", "cwnd_conf", "limit",
            "retrans", "retrans_of", "dsack", "spurious_of", "spurious_by", "reorder_packets", "reorder_bytes",
            "reorder_ns", "lost_before", "dup_ack", "zero_window", "zero_window_probe", "window_full", "keepalive",
-           "rtt_ns"]
+           "duplicate", "rtt_ns"]
 #: What an absent plugin field means in the CSV.
 EMPTY_AS = {c: "0" for c in COLUMNS} | {"rwnd_basis": "", "cwnd_conf": "", "limit": "", "retrans": "",
                                         "spurious_by": "", "reorder_ns": "", "rtt_ns": ""}

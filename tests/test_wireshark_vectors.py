@@ -37,7 +37,7 @@ NAMES = sorted(gen_vectors.SAMPLE_VECTORS)
 ANALYSIS = ["data_dir", "rwnd", "rwnd_basis", "in_flight", "unacked", "sacked", "cwnd", "cwnd_conf", "limit",
             "retrans", "retrans_of", "dsack", "spurious_of", "spurious_by", "reorder_packets", "reorder_bytes",
             "reorder_ns", "lost_before", "dup_ack", "zero_window", "zero_window_probe", "window_full", "keepalive",
-            "rtt_ns"]
+            "duplicate", "rtt_ns"]
 # Small corpus captures also run through the core (vectors made at test time, never committed).
 CORPUS_VECTORS = [
     "chrissanders_packets/tcp_dupack.pcapng", "chrissanders_packets/tcp_retransmissions.pcapng",

@@ -80,13 +80,13 @@ local core = (function()
     end
 
     -- Names of the coded values (the CSV strings of `tcpdiag packets --analysis`).
-    M.LIMIT = { [0] = "unknown", "rwnd", "zero_window", "recovery", "cwnd", "sndbuf", "app" }
+    M.LIMIT = { [0] = "unknown", "rwnd", "zero_window", "recovery", "cwnd", "sndbuf", "app", "idle" }
     M.RETRANS = { [0] = "", "fast", "rto", "tlp", "other" }
     M.EVIDENCE = { [0] = "", "dsack", "eifel" }
     M.BASIS = { [0] = "known", "not_negotiated", "inferred" }
     M.CONF = { [0] = "none", "bound", "estimate" }
     M.VANTAGE = { [0] = "unknown", "sender", "receiver", "middle" }
-    local L_UNKNOWN, L_RWND, L_ZERO, L_RECOVERY, L_CWND, L_SNDBUF, L_APP = 0, 1, 2, 3, 4, 5, 6
+    local L_UNKNOWN, L_RWND, L_ZERO, L_RECOVERY, L_CWND, L_SNDBUF, L_APP, L_IDLE = 0, 1, 2, 3, 4, 5, 6, 7
     local R_NONE, R_FAST, R_RTO, R_TLP, R_OTHER = 0, 1, 2, 3, 4
     local E_NONE, E_DSACK, E_EIFEL = 0, 1, 2
     local B_KNOWN, B_NOT, B_INFERRED = 0, 1, 2
@@ -105,6 +105,7 @@ local core = (function()
     }
     local S = M.settings
     local RETRANS_MEMORY, ECHO_MEMORY, MAX_SHIFT, DOMINANCE, DELAY_CAP = 4096, 65536, 14, 4, 2048
+    local RECENT_MEMORY = 64
 
     ---------------------------------------------------------------- window.rs
     local function scaling_from_syns(mine, peer)   -- each: nil (SYN unseen), false (no option) or shift
@@ -202,7 +203,7 @@ local core = (function()
         if not b1 then return nil end
         local l, r = b1[1], b1[2]
         if le(r, l) then return nil end
-        if lt(l, ack) then return l, r end
+        if le(r, ack) then return l, r end       -- straddling the ACK: a stale SACK
         local b2 = blocks[2]
         if b2 and le(b2[1], l) and le(r, b2[2]) then return l, r end
         return nil
@@ -339,7 +340,7 @@ local core = (function()
             zero_windows = 0, probes = 0, first_data_ns = nil, d2a = rtt_new(), a2d = rtt_new(),
             a2d_hint_ns = nil, a2d_recent = {}, a2d_next = 1, a2d_min = nil,
             sent_tsvals = columns(), peer_tsvals = columns(), history = columns(), rwnd = nil, rounds = deque(),
-            round_start = epoch0, round_max = 0,
+            round_start = epoch0, round_max = 0, recent = deque(), probe_seq = nil, pending_syn_rtt = nil,
         }, Sender)
     end
 
@@ -421,8 +422,33 @@ local core = (function()
         if not self.started then
             self.started = true; self.una = seq; self.max = seq
         end
-        if len == 0 then return end
+        if len == 0 then
+            -- A pure ACK's sequence number is the sender's SND.NXT: beyond SND.MAX it shows
+            -- data sent but not captured (Wireshark: "previous segment not captured").
+            if lt(self.max, seq) and not has(seg.flags, RST) then
+                local gap = dist(seq, self.max)
+                notes.lost_before = gap
+                self.lost_before_bytes = self.lost_before_bytes + gap
+                self.max = seq
+            end
+            return
+        end
         self:note_echoes_on_data(seg, ts)
+        -- RFC 9293 §3.8.6.1: a one-byte probe at the window edge while the peer's window
+        -- is zero; repeats of the same byte are probes too (Wireshark: ZeroWindowProbe).
+        if seg.len == 1 and peer_rwnd == 0 and (seq == self.max or seq == self.probe_seq) then
+            -- SND.MAX stays put: the probed byte is sent again as data once the window opens.
+            notes.zero_window_probe = true
+            self.probes = self.probes + 1
+            self.probe_seq = seq
+            self.last_send_ns = ts
+            return
+        end
+        -- Only data below SND.MAX can be a copy of a packet already seen.
+        if lt(seq, self.max) and self:is_duplicate(seq, e, seg) then
+            notes.duplicate = true
+            return
+        end
         if le(self.max, seq) then
             if lt(self.max, seq) then
                 -- Bytes the capture point never saw: lost upstream or dropped by the capture.
@@ -430,10 +456,7 @@ local core = (function()
                 notes.lost_before = gap
                 self.lost_before_bytes = self.lost_before_bytes + gap
             end
-            if seg.len == 1 and peer_rwnd == 0 and seq == self.max then
-                notes.zero_window_probe = true
-                self.probes = self.probes + 1
-            end
+            self:remember(seq, e, seg)
             push(self.outstanding, { seq = seq, e = e, frame = frame, ts = ts, syn = syn, retrans = 0,
                                      lrf = 0, lrt = nil })
             self.max = e
@@ -446,7 +469,10 @@ local core = (function()
             return
         end
         -- Below SND.MAX: a keep-alive, a late original, or a retransmission.
-        if le(e, self.una) and seg.len <= 1 and dist(e, self.una) >= -1 then
+        -- Keep-alive (RFC 9293 §3.8.4): at most one byte, just below what is acknowledged
+        -- or, as Wireshark tests, just below the highest byte sent.
+        local plain = not syn and not fin and not has(seg.flags, RST)
+        if plain and seg.len <= 1 and ((le(e, self.una) and dist(e, self.una) >= -1) or sadd(seq, 1) == self.max) then
             notes.keepalive = true
             return
         end
@@ -456,6 +482,7 @@ local core = (function()
             self:widen_reorder(notes.reorder)
             return
         end
+        self:remember(seq, e, seg)
         local pipe_before = self:pipe(ts)   -- before the segments are marked retransmitted
         local kind = self:classify(seq, e, ts)
         local orig_frame = self:mark_retransmitted(seq, e, frame, tsval)
@@ -532,6 +559,19 @@ local core = (function()
         if m < 0 then return 0 end
         return m
     end
+    -- The handshake showed the ACK→data delay: take it, and the SYN's RTT sample kept
+    -- waiting for it.
+    function Sender:set_a2d_hint(hint)
+        if self.a2d_hint_ns ~= nil then return end
+        self.a2d_hint_ns = hint
+        local part = self.pending_syn_rtt
+        if part ~= nil then
+            self.pending_syn_rtt = nil
+            local lag = self:a2d_ns()
+            rtt_sample(self.rtt, part + (lag >= S.at_sender_ns and lag or 0))
+        end
+    end
+
     function Sender:note_rwnd(rwnd, ts)
         self.rwnd = rwnd
         self:snapshot(ts)
@@ -539,9 +579,12 @@ local core = (function()
     -- What the sender knew at ts (columns: a = ts, b = SND.UNA, c = SACKed, d = rwnd or false).
     function Sender:snapshot(ts)
         local h = self.history
-        if dlen(h) == ECHO_MEMORY then cpop(h) end
         local rwnd = self.rwnd
         if rwnd == nil then rwnd = false end
+        -- Views look back one ACK→data delay: keep twice that (and a millisecond).
+        local keep_from = ts - 2 * self:a2d_ns() - S.at_sender_ns
+        while dlen(h) > 1 and h.a[h.h + 1] < keep_from do cpop(h) end
+        if dlen(h) == ECHO_MEMORY then cpop(h) end
         cpush(h, ts, self.una, self.scoreboard.total, rwnd)
     end
     -- The flight, unacked bytes, SACKed bytes and window as they stand for a segment
@@ -564,6 +607,23 @@ local core = (function()
         return imax(unacked - sacked, 0), unacked, sacked, rwnd
     end
     function Sender:view(now) return self:view_lagged(now, self:a2d_ns()) end
+
+    -- The same bytes with the same IPv4 ID as a recent segment: one packet seen twice
+    -- (capture duplicates, switch mirroring); a retransmission is a new packet, a new ID.
+    function Sender:is_duplicate(seq, e, seg)
+        local id = seg.ip_id
+        if seg.ip_version ~= 4 or id == nil or id == 0 then return false end
+        local q = self.recent
+        for i = q.h, q.t do
+            local x = q[i]
+            if x[1] == seq and x[2] == e and x[3] == id then return true end
+        end
+        return false
+    end
+    function Sender:remember(seq, e, seg)
+        if dlen(self.recent) == RECENT_MEMORY then pop(self.recent) end
+        push(self.recent, { seq, e, seg.ip_id or 0 })
+    end
 
     function Sender:note_round(ts, bytes)
         local srtt = self.rtt.srtt or huge
@@ -634,20 +694,23 @@ local core = (function()
 
     -- An ACK from the other side, acknowledging this direction's data.
     function Sender:on_ack(seg, frame, ts, notes)
-        if not has(seg.flags, ACK) or not self.started then return end
-        self:note_echoes_on_ack(seg, ts)
+        if not has(seg.flags, ACK) then return end
         local ack = seg.ack
         local blocks = seg.sack or {}
         local first = 1
         local dl, dr = dsack(ack, blocks)
         if dl ~= nil then
+            -- Reported whether or not this direction's data was captured.
             notes.dsack = true
             notes.dsack_range = { dl, dr }
             self.dsacks = self.dsacks + 1
             self:prove(dl, dr, E_DSACK, notes)
             first = 2
         end
-        if lt(self.max, ack) then self.max = ack end   -- ACK for data never seen
+        if not self.started then return end
+        self:note_echoes_on_ack(seg, ts)
+        -- An ACK beyond SND.MAX covers data not captured (yet): SND.MAX stays the highest
+        -- byte seen sent, so that data is new when it shows up, as in Wireshark.
         local advanced = lt(self.una, ack)
         if advanced then self:advance(ack, ts, seg, notes) end
         local new_sack = false
@@ -699,7 +762,11 @@ local core = (function()
             if f == nil or lt(ack, f.e) then break end
             local s = pop(q)
             local lag_known = self.a2d.samples > 0 or self.a2d_hint_ns ~= nil
-            if s.retrans == 0 and (lag_known or not s.syn) then
+            if s.retrans == 0 and s.syn and not lag_known then
+                -- A SYN answered before the handshake shows where the capture point is:
+                -- kept until it does (away from the sender it is only part of the RTT).
+                self.pending_syn_rtt = ts - s.ts
+            elseif s.retrans == 0 then
                 -- Karn (RFC 6298 §3): time only never-retransmitted segments.
                 rtt_s = ts - s.ts
             elseif tsecr ~= nil and s.lrt ~= nil then
@@ -709,7 +776,10 @@ local core = (function()
             end
         end
         if rtt_s ~= nil then
-            local r = rtt_s + self:a2d_ns()
+            -- Away from the sender the rest of the loop is ACK → data (at the sender that
+            -- delay is its own processing: left out).
+            local lag = self:a2d_ns()
+            local r = rtt_s + (lag >= S.at_sender_ns and lag or 0)
             rtt_sample(self.rtt, r)
             notes.rtt_ns = r
         end
@@ -745,7 +815,7 @@ local core = (function()
     local function limit_new(epoch0)
         local t = { state = L_UNKNOWN, settled = L_UNKNOWN, lag_ns = 0, since = {}, state_ns = {},
                     last_ts = nil, flat_level = 0, flat_since = epoch0, first_frame = {} }
-        for i = 0, 6 do t.since[i] = 0; t.state_ns[i] = 0; t.first_frame[i] = 0 end
+        for i = 0, 7 do t.since[i] = 0; t.state_ns[i] = 0; t.first_frame[i] = 0 end
         return t
     end
     local function limit_charge(l, ts)
@@ -760,10 +830,11 @@ local core = (function()
         end
         l.last_ts = ts
     end
-    local function limit_data_seen(l) for i = 0, 6 do l.since[i] = 0 end end
+    local function limit_data_seen(l) for i = 0, 7 do l.since[i] = 0 end end
     local function limit_reassign(l, to)
-        for st = 0, 6 do
-            if st ~= L_UNKNOWN and st ~= L_ZERO and st ~= L_RWND and st ~= L_RECOVERY and st ~= to then
+        for st = 0, 7 do
+            if st ~= L_UNKNOWN and st ~= L_ZERO and st ~= L_RWND and st ~= L_RECOVERY and st ~= L_IDLE
+               and st ~= to then
                 local t = l.since[st]
                 l.since[st] = 0
                 l.state_ns[st] = l.state_ns[st] - t
@@ -784,8 +855,8 @@ local core = (function()
         if rwnd == 0 then return L_ZERO end
         if s.in_recovery then return L_RECOVERY end
         -- RFC 9293 §3.8.6.2.1: less than one segment of usable window left.
-        if rwnd ~= nil and unacked + mss > rwnd then return L_RWND end
-        if unacked == 0 then return L_APP end
+        if rwnd ~= nil and unacked + mss >= rwnd then return L_RWND end
+        if unacked == 0 then return L_IDLE end
         if cwnd.value > 0 and in_flight + 2 * mss < cwnd.value then return L_APP end
         local srtt = s.rtt.srtt
         if srtt ~= nil then
@@ -809,10 +880,11 @@ local core = (function()
         l.state = state
         return state
     end
+    -- Time with data outstanding (Linux's busy time): all but unknown and idle.
     local function limit_busy(l)
         local sum = 0
-        for i = 0, 6 do sum = sum + l.state_ns[i] end
-        return sum - l.state_ns[L_UNKNOWN]
+        for i = 0, 7 do sum = sum + l.state_ns[i] end
+        return sum - l.state_ns[L_UNKNOWN] - l.state_ns[L_IDLE]
     end
 
     ---------------------------------------------------------------- flow_state.rs
@@ -821,7 +893,7 @@ local core = (function()
         data_dir = 0, rwnd = 0, in_flight = 0, unacked = 0, sacked = 0, cwnd = 0, cwnd_conf = C_NONE,
         limit = L_UNKNOWN, retrans = R_NONE, retrans_of = 0, dsack = false, spurious_of = 0,
         spurious_by = E_NONE, lost_before = 0, dup_ack = 0, dup_ack_of = 0, zero_window = false,
-        zero_window_probe = false, window_full = false, keepalive = false,
+        zero_window_probe = false, window_full = false, keepalive = false, duplicate = false,
     } }
     local Flow = {}
     Flow.__index = Flow
@@ -860,8 +932,7 @@ local core = (function()
         local hints = handshake_a2d(self.handshake)
         if hints then
             for side = 0, 1 do
-                local s = self.senders[side]
-                if s.a2d_hint_ns == nil then s.a2d_hint_ns = hints[side] end
+                self.senders[side]:set_a2d_hint(hints[side])
             end
         end
         delays_on_segment(self.delays, seg.len, flags, d, ts)
@@ -953,7 +1024,7 @@ local core = (function()
         if rwnd_dd == nil then rwnd_dd = self.rwnd_for[dd] end
         notes.rwnd = rwnd_dd or 0
         local mss = imax(sdd.mss, 536)
-        local window_bound = rwnd_dd ~= nil and notes.unacked + mss > rwnd_dd
+        local window_bound = rwnd_dd ~= nil and notes.unacked + mss >= rwnd_dd
         local cw = self.cwnd[dd]
         if carries_data and dd == d and seg.len > 0 then
             -- Same idea as Wireshark tcp.analysis.window_full.
@@ -1052,7 +1123,10 @@ local core = (function()
         local rwnd = self.rwnd_max[dd]
         local function ceiling(w) return text(mbit(w * 8.0 / imax(rtt_s, 1e-9))) end
         if s.zero_windows > 0 and share(L_ZERO) > 0.05 then
-            add({ id = "zero_window_stall", share = imax(rwnd_share, share(L_ZERO)) + 0.01,
+            -- A closed window is the cause of the rwnd limit around it: above the other
+            -- window findings; above missing scaling too once closed most of the time.
+            local zw = share(L_ZERO)
+            add({ id = "zero_window_stall", share = imax(rwnd_share, zw) + (zw >= 0.5 and 0.03 or 0.01),
                   frames = { lim.first_frame[L_ZERO] },
                   values = { { "count", int(s.zero_windows) }, { "stall_ms", num(lim.state_ns[L_ZERO] / 1e6) },
                              { "share", num(100.0 * share(L_ZERO)) } } })
@@ -1074,13 +1148,13 @@ local core = (function()
                 values[#values + 1] = { "who", text(who) }
             elseif fixed then
                 id = "rwnd_static"
-                local needed = floor(imax(goodput, 1.0) / 8.0 * rtt_s)
-                values[#values + 1] = { "needed", int(needed) }
             else
                 id = "rwnd_limited"
             end
             values[#values + 1] = { "share", num(100.0 * rwnd_share) }
-            add({ id = id, share = rwnd_share, frames = frames, values = values })
+            -- Scaling off is the configuration fault behind the zero-window stalls' window too.
+            add({ id = id, share = rwnd_share + (id == "wscale_missing" and 0.02 or 0.0), frames = frames,
+                  values = values })
         end
 
         -- A standing queue (RTT well above its minimum) means the bottleneck is full.
@@ -1133,9 +1207,13 @@ local core = (function()
                   values = { { "share", num(100.0 * share(L_SNDBUF)) }, { "flight", int(cwv) },
                              { "rwnd", int(rwnd) }, { "ceiling", ceiling(cwv) } } })
         end
-        if share(L_APP) >= S.min_share then
-            add({ id = "app_limited", share = share(L_APP), frames = { lim.first_frame[L_APP] },
-                  values = { { "share", num(100.0 * share(L_APP)) }, { "flight", int(cwv) } } })
+        -- The application's share counts its idle time too: of the whole transfer.
+        local idle = lim.state_ns[L_IDLE]
+        local app_share = (lim.state_ns[L_APP] + idle) / imax(busy + idle, 1)
+        if app_share >= S.min_share then
+            add({ id = "app_limited", share = app_share,
+                  frames = { imax(lim.first_frame[L_APP], lim.first_frame[L_IDLE]) },
+                  values = { { "share", num(100.0 * app_share) }, { "flight", int(cwv) } } })
         end
         if share(L_CWND) >= S.min_share and queue_full then
             add({ id = "bandwidth_limited", share = share(L_CWND) + share(L_RECOVERY),
@@ -1147,10 +1225,15 @@ local core = (function()
             add({ id = "not_limited", share = 0.0, frames = { self.first_frame },
                   values = { { "reason", text("no limit state dominated the transfer") } } })
         end
-        -- Stable sort by share, descending (Rust's sort_by is stable).
-        for i = 1, #f do f[i].order = i end
+        -- A window that binds most of the busy time is the first thing to fix, whatever the
+        -- application does between transfers. Stable sort, descending (as Rust's sort_by).
+        local WINDOW = { wscale_missing = true, rwnd_static = true, rwnd_limited = true, zero_window_stall = true }
+        for i = 1, #f do
+            f[i].order = i
+            f[i].rank = f[i].share + ((WINDOW[f[i].id] and f[i].share >= 0.5) and 1.0 or 0.0)
+        end
         table.sort(f, function(a, b)
-            if a.share ~= b.share then return a.share > b.share end
+            if a.rank ~= b.rank then return a.rank > b.rank end
             return a.order < b.order
         end)
         v.findings = f
@@ -1233,7 +1316,7 @@ local core = (function()
     M.COLUMNS = { "data_dir", "rwnd", "rwnd_basis", "in_flight", "unacked", "sacked", "cwnd", "cwnd_conf",
                   "limit", "retrans", "retrans_of", "dsack", "spurious_of", "spurious_by", "reorder_packets",
                   "reorder_bytes", "reorder_ns", "lost_before", "dup_ack", "zero_window",
-                  "zero_window_probe", "window_full", "keepalive", "rtt_ns" }
+                  "zero_window_probe", "window_full", "keepalive", "duplicate", "rtt_ns" }
     function M.cells(n)
         local function i(x) return string.format("%.0f", x) end
         local function b(x) return x and "1" or "0" end
@@ -1244,7 +1327,7 @@ local core = (function()
             M.RETRANS[n.retrans], i(n.retrans_of), b(n.dsack), i(n.spurious_of), M.EVIDENCE[n.spurious_by],
             i(r and r.packets or 0), i(r and r.bytes or 0), r and i(r.late_ns) or "", i(n.lost_before),
             i(n.dup_ack), b(n.zero_window), b(n.zero_window_probe), b(n.window_full), b(n.keepalive),
-            n.rtt_ns and i(n.rtt_ns) or "",
+            b(n.duplicate), n.rtt_ns and i(n.rtt_ns) or "",
         }
     end
     ---------------------------------------------------------------- the catalogue
@@ -1261,7 +1344,7 @@ local core = (function()
         window_full = { field = "tcpdiag.analysis.window_full", group = "sequence", severity = "note", scope = "packet", message = "Window full: {in_flight} B in flight = rwnd {rwnd} B", remedy = "" },
         window_scale_inferred = { field = "tcpdiag.analysis.window_scale_inferred", group = "protocol", severity = "note", scope = "packet", message = "Window scale not captured; inferred shift ≥ {shift} from {in_flight} B in flight above the raw window", remedy = "" },
         rwnd_limited = { field = "tcpdiag.verdict.rwnd_limited", group = "sequence", severity = "warn", scope = "flow", message = "Receive-window limited {share}% of the time: rwnd {rwnd} B ÷ RTT {rtt_ms} ms = {ceiling} ceiling", remedy = "Let the receiver's autotuning size its buffer (do not set SO_RCVBUF), or raise its maximum (net.ipv4.tcp_rmem)" },
-        rwnd_static = { field = "tcpdiag.verdict.rwnd_static", group = "sequence", severity = "warn", scope = "flow", message = "Receive window fixed at {rwnd} B for the whole transfer → ceiling {ceiling} at {rtt_ms} ms RTT; this path needs ≥ {needed} B", remedy = "Remove the static SO_RCVBUF so autotuning can grow the window to the path's BDP" },
+        rwnd_static = { field = "tcpdiag.verdict.rwnd_static", group = "sequence", severity = "warn", scope = "flow", message = "Receive window fixed at {rwnd} B for the whole transfer → ceiling {ceiling} at {rtt_ms} ms RTT", remedy = "Remove the static SO_RCVBUF so autotuning can grow the window to the path's BDP" },
         wscale_missing = { field = "tcpdiag.verdict.wscale_missing", group = "protocol", severity = "warn", scope = "flow", message = "Window scaling not in effect ({who}): window capped at 65,535 B → ceiling {ceiling} at {rtt_ms} ms RTT", remedy = "Enable window scaling on both hosts (net.ipv4.tcp_window_scaling=1) and check middleboxes that strip the option" },
         zero_window_stall = { field = "tcpdiag.verdict.zero_window_stall", group = "sequence", severity = "warn", scope = "flow", message = "Receiver advertised a zero window {count} times, stalled {stall_ms} ms ({share}% of the transfer)", remedy = "The receiving application is not reading fast enough: profile it or read on a separate thread" },
         sndbuf_limited = { field = "tcpdiag.verdict.sndbuf_limited", group = "sequence", severity = "warn", scope = "flow", message = "Sender-buffer limited {share}% of the time: flight flat at {flight} B below rwnd {rwnd} B, no loss → ceiling {ceiling}", remedy = "Let the sender's autotuning size its buffer (do not set SO_SNDBUF), or raise net.ipv4.tcp_wmem" },
@@ -1322,6 +1405,7 @@ local hf = {
     zero_window_probe = ProtoField.bool("tcpdiag.zero_window_probe", "Zero-window probe"),
     window_full = ProtoField.bool("tcpdiag.window_full", "Window full"),
     keepalive = ProtoField.bool("tcpdiag.keepalive", "Keep-alive"),
+    duplicate = ProtoField.bool("tcpdiag.duplicate", "Duplicate (the same packet seen twice)"),
     rtt_ns = ProtoField.int64("tcpdiag.rtt_ns", "RTT sample (ns)"),
     -- Per flow, after the first pass.
     verdict = ProtoField.string("tcpdiag.flow.verdict", "Verdict"),
@@ -1516,7 +1600,7 @@ local function analyse(pinfo)
     local rec = { stream, n.dir, n.data_dir, n.rwnd, n.rwnd_basis or -1, n.in_flight, n.unacked, n.sacked,
                   n.cwnd, n.cwnd_conf, n.limit, n.vantage or 0 }
     if n.retrans ~= 0 or n.dsack or n.spurious_of ~= 0 or n.reorder or n.lost_before ~= 0 or n.dup_ack ~= 0
-       or n.zero_window or n.zero_window_probe or n.window_full or n.keepalive or n.rtt_ns
+       or n.zero_window or n.zero_window_probe or n.window_full or n.keepalive or n.duplicate or n.rtt_ns
        or n.inferred_shift then
         rec[13] = n
     end
@@ -1591,6 +1675,7 @@ local function show_events(t, n, number)
         expert_event(t, "window_full", { in_flight = { int = n.unacked }, rwnd = { int = n.rwnd } })
     end
     if n.keepalive then t:add(hf.keepalive, true):set_generated() end
+    if n.duplicate then t:add(hf.duplicate, true):set_generated() end
     if rtt then
         add_int64(t, hf.rtt_ns, rtt):set_generated():append_text(" (" .. ms(rtt) .. " ms)")
     end
@@ -1629,6 +1714,7 @@ local function show_verdict(tree, stream, number)
         local share = v.state_ns[st] / busy
         if share >= 0.005 then shares[#shares + 1] = string.format("%s %.0f%%", core.LIMIT[st], 100 * share) end
     end
+    if v.state_ns[7] > 0 then shares[#shares + 1] = string.format("(idle %.3f s)", v.state_ns[7] / 1e9) end
     vt:add(hf.share, table.concat(shares, ", ")):set_generated()
     for i, f in ipairs(v.findings) do
         local fe = core.CATALOGUE[f.id]
