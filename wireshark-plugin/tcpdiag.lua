@@ -1600,10 +1600,12 @@ local function analyse(pinfo)
     local rec = { stream, n.dir, n.data_dir, n.rwnd, n.rwnd_basis or -1, n.in_flight, n.unacked, n.sacked,
                   n.cwnd, n.cwnd_conf, n.limit, n.vantage or 0 }
     if n.retrans ~= 0 or n.dsack or n.spurious_of ~= 0 or n.reorder or n.lost_before ~= 0 or n.dup_ack ~= 0
-       or n.zero_window or n.zero_window_probe or n.window_full or n.keepalive or n.duplicate or n.rtt_ns
+       or n.zero_window or n.zero_window_probe or n.window_full or n.keepalive or n.duplicate
        or n.inferred_shift then
         rec[13] = n
     end
+    rec[14] = n.rtt_ns              -- most ACKs carry only this: no notes kept for them
+    if rec[13] == nil then rec[13] = false end
     return rec
 end
 
@@ -1617,7 +1619,6 @@ local function expert_event(tree, id, values)
 end
 
 local function show_events(t, n, number)
-    local rtt = n.rtt_ns
     if n.retrans ~= 0 then
         local kind = core.RETRANS[n.retrans]
         t:add(hf.retrans, kind):set_generated()
@@ -1676,60 +1677,68 @@ local function show_events(t, n, number)
     end
     if n.keepalive then t:add(hf.keepalive, true):set_generated() end
     if n.duplicate then t:add(hf.duplicate, true):set_generated() end
-    if rtt then
-        add_int64(t, hf.rtt_ns, rtt):set_generated():append_text(" (" .. ms(rtt) .. " ms)")
-    end
     if n.inferred_shift then
         expert_event(t, "window_scale_inferred", { shift = { int = n.inferred_shift },
                                                    in_flight = { int = n.inferred_flight } })
     end
 end
 
--- The flow's verdict as of now (recomputed only when the flow has grown).
+-- The flow's verdict as of now, with its texts formatted once (recomputed only when the
+-- flow has grown).
 local function flow_verdict(stream)
     local fl = state.analyzer.flows[stream]
     if fl == nil then return nil end
     local c = state.verdicts[stream]
     if c == nil or c.packets ~= fl.packets then
-        c = { packets = fl.packets, v = fl:verdict() }
+        local v = fl:verdict()
+        c = { packets = fl.packets, v = v, texts = {}, remedies = {} }
+        for i, f in ipairs(v.findings) do
+            local e = core.CATALOGUE[f.id]
+            c.texts[i] = core.format(e.message, f.values)
+            c.remedies[i] = e.remedy ~= "" and core.format(e.remedy, f.values) or nil
+        end
+        local shares, busy = {}, math.max(v.busy_ns, 1)
+        for st = 1, 6 do
+            local share = v.state_ns[st] / busy
+            if share >= 0.005 then shares[#shares + 1] = string.format("%s %.0f%%", LIMIT[st], 100 * share) end
+        end
+        if v.state_ns[7] > 0 then shares[#shares + 1] = string.format("(idle %.3f s)", v.state_ns[7] / 1e9) end
+        c.shares = table.concat(shares, ", ")
         state.verdicts[stream] = c
     end
-    return c.v
+    return c
 end
 
+-- Every packet of the flow carries the verdict and its findings; the details (time
+-- shares, remedies, evidence frames) and the experts sit on the flow's first frame and
+-- on the evidence frames.
 local function show_verdict(tree, stream, number)
-    local v = flow_verdict(stream)
-    if v == nil then return end
-    local primary = v.findings[1]
-    local entry = core.CATALOGUE[primary.id]
-    local msg = core.format(entry.message, primary.values)
-    local vt = tree:add(hf.verdict, primary.id):set_generated()
-    vt:append_text(": " .. msg)
-    vt:add(hf.verdict_message, msg):set_generated()
-    vt:add(hf.flow_vantage, v.vantage_name):set_generated()
-    vt:add(hf.flow_data_dir, v.data_dir):set_generated()
-    local shares = {}
-    local busy = math.max(v.busy_ns, 1)
-    for st = 1, 6 do
-        local share = v.state_ns[st] / busy
-        if share >= 0.005 then shares[#shares + 1] = string.format("%s %.0f%%", core.LIMIT[st], 100 * share) end
+    local c = flow_verdict(stream)
+    if c == nil then return end
+    local v = c.v
+    local vt = tree:add(hf.verdict, v.findings[1].id)
+    vt:set_generated()
+    vt:append_text(": " .. c.texts[1])
+    vt:add(hf.flow_vantage, v.vantage_name)
+    local first = number == v.first_frame
+    if first then
+        vt:add(hf.verdict_message, c.texts[1])
+        vt:add(hf.flow_data_dir, v.data_dir)
+        vt:add(hf.share, c.shares)
     end
-    if v.state_ns[7] > 0 then shares[#shares + 1] = string.format("(idle %.3f s)", v.state_ns[7] / 1e9) end
-    vt:add(hf.share, table.concat(shares, ", ")):set_generated()
     for i, f in ipairs(v.findings) do
-        local fe = core.CATALOGUE[f.id]
-        local text = core.format(fe.message, f.values)
-        local ft = vt:add(hf.finding, f.id):set_generated()
-        ft:append_text(": " .. text)
-        if fe.remedy ~= "" then ft:add(hf.remedy, core.format(fe.remedy, f.values)):set_generated() end
+        local ft = vt:add(hf.finding, f.id)
+        ft:append_text(": " .. c.texts[i])
         local here = false
         for _, fr in ipairs(f.frames) do
-            if fr ~= 0 then ft:add(hf.evidence, fr):set_generated() end
             if fr == number then here = true end
         end
-        -- The verdict's expert info sits on its evidence frames (and the primary on the first).
-        if settings.experts and (here or (i == 1 and number == v.first_frame)) then
-            ft:add_proto_expert_info(ei[f.id], text)
+        if first or here then
+            if c.remedies[i] then ft:add(hf.remedy, c.remedies[i]) end
+            for _, fr in ipairs(f.frames) do
+                if fr ~= 0 then ft:add(hf.evidence, fr) end
+            end
+            if settings.experts and (here or i == 1) then ft:add_proto_expert_info(ei[f.id], c.texts[i]) end
         end
     end
 end
@@ -1771,6 +1780,8 @@ function tcpdiag.dissector(tvb, pinfo, tree)
     t:add(hf.limit, LIMIT[rec[11]])
     if rec[12] ~= 0 then t:add(hf.vantage, VANTAGE[rec[12]]) end
     if rec[13] then show_events(t, rec[13], number) end
+    local rtt = rec[14]
+    if rtt then add_int64(t, hf.rtt_ns, rtt):append_text(" (" .. ms(rtt) .. " ms)") end
     if pinfo.visited and not fresh then
         -- Known only once the whole capture was read (not in a one-pass tshark).
         local p = state.proven[number]
@@ -1805,7 +1816,7 @@ local function verdicts_window()
     end
     local lines = {}
     for _, s in ipairs(streams) do
-        local v = flow_verdict(s)
+        local v = flow_verdict(s).v
         local fl = state.analyzer.flows[s]
         lines[#lines + 1] = string.format("tcp.stream eq %d   (A = %s port %s, data %s, capture point %s)", s,
                                           addr_text(fl.a_src), tostring(fl.a_port), DIR_NAME[v.data_dir],
