@@ -120,8 +120,10 @@ enum Lanes {
 }
 
 impl Lanes {
-    fn new(jobs: usize, vantage: Option<Vantage>) -> Lanes {
-        if jobs <= 1 {
+    /// `threads` analysis threads beside the reading thread; 0 = analyse inline.
+    fn new(threads: usize, vantage: Option<Vantage>) -> Lanes {
+        let jobs = threads;
+        if jobs == 0 {
             return Lanes::Inline { worker: Worker { states: AHashMap::new(), vantage }, done: Vec::new() };
         }
         let (rtx, results) = channel::<(u32, FlowVerdict)>();
@@ -249,7 +251,15 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(opts: EngineOptions, filter: Option<FrameFilter>) -> Engine {
-        let lanes = Lanes::new(opts.jobs, opts.vantage);
+        // Below PIPELINE_FROM_JOBS the reading thread decodes and places frames itself and
+        // jobs − 1 threads analyse: on few cores, decoding (~20 ns a frame) is not worth a
+        // hand-off; analysis is. From there on, decoding gets threads of its own too.
+        let threads = match opts.jobs {
+            0 | 1 => 0,
+            j if j < PIPELINE_FROM_JOBS => j - 1,
+            j => j,
+        };
+        let lanes = Lanes::new(threads, opts.vantage);
         Engine {
             opts,
             table: FlowTable::new(),
@@ -294,7 +304,7 @@ impl Engine {
         if frame.ts_ns > self.now_ns {
             self.now_ns = frame.ts_ns;
             match self.next_sweep_ns {
-                None => self.next_sweep_ns = Some(self.now_ns + self.sweep_interval()),
+                None => self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval())),
                 Some(t) if self.now_ns >= t => self.sweep(),
                 _ => {}
             }
@@ -308,7 +318,7 @@ impl Engine {
 
     /// Finalises flows idle past their timeout.
     fn sweep(&mut self) {
-        self.next_sweep_ns = Some(self.now_ns + self.sweep_interval());
+        self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval()));
         let Some(timeout) = self.opts.idle_timeout_ns else { return };
         let grace = self.opts.close_grace_ns;
         let now = self.now_ns;
@@ -426,15 +436,15 @@ pub struct Outcome {
     pub engine: EngineStats,
 }
 
-/// Reads a whole source through the engine. With `jobs` ≥ 2 decoding runs on `jobs`
-/// threads too (see [`run_pipelined`]).
+/// Reads a whole source through the engine: `jobs` threads in all (the reader and
+/// jobs − 1 analysis threads); from [`PIPELINE_FROM_JOBS`] on, decoding is spread too.
 pub fn run(mut source: impl FrameSource, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
     run_on(&mut source, opts, filter)
 }
 
 /// [`run`] on a borrowed source (to ask it afterwards, e.g. which merged input failed).
 pub fn run_on<S: FrameSource>(source: &mut S, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
-    if opts.jobs >= 2 {
+    if opts.jobs >= PIPELINE_FROM_JOBS {
         return run_pipelined(source, opts, filter);
     }
     let mut engine = Engine::new(opts, filter);
@@ -447,6 +457,9 @@ pub fn run_on<S: FrameSource>(source: &mut S, opts: EngineOptions, filter: Optio
     };
     engine.finish(source.input_bytes_read(), error)
 }
+
+/// From this many jobs, decoding runs on threads of its own ([`run_pipelined`]).
+const PIPELINE_FROM_JOBS: usize = 4;
 
 /// Captured bytes per decode batch at most (with [`BATCH`] frames at most).
 const DECODE_BATCH_BYTES: usize = 1 << 20;

@@ -9,6 +9,8 @@ use super::vantage::HandshakeTimes;
 use super::window::{RwndBasis, Scaling};
 use crate::decode::{flags, TcpSegment};
 
+const MAX_TS_NS: i64 = 1 << 62;
+
 #[derive(Debug, Default)]
 pub struct FlowState {
     pub senders: [Sender; 2],
@@ -45,6 +47,9 @@ impl FlowState {
     }
 
     pub fn on_segment(&mut self, seg: &TcpSegment, d: usize, frame: u64, ts: i64) -> PacketNotes {
+        // Timestamps from damaged files can be anything: keep them where differences and
+        // multiples of RTTs cannot overflow (1970 to 2116).
+        let ts = ts.clamp(0, MAX_TS_NS);
         let r = 1 - d;
         let syn = seg.flags & flags::SYN != 0;
         if self.packets == 0 {

@@ -15,7 +15,9 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn sample(&mut self, rtt_ns: i64) {
-        if rtt_ns < 0 {
+        // Beyond ten minutes a "round trip" is a clock jump, not a measurement.
+        const MAX_RTT_NS: i64 = 600_000_000_000;
+        if !(0..=MAX_RTT_NS).contains(&rtt_ns) {
             return;
         }
         self.samples += 1;

@@ -364,6 +364,9 @@ impl Sender {
         }
         if let Some(t) = take_echo(&mut self.peer_tsvals, ecr) {
             self.a2d.sample(ts - t);
+            if !(0..=600_000_000_000).contains(&(ts - t)) {
+                return; // a clock jump, as RttEstimator::sample says
+            }
             self.a2d_recent[self.a2d_next] = Some(ts - t);
             self.a2d_next = (self.a2d_next + 1) % self.a2d_recent.len();
             self.a2d_recent_min = self.a2d_recent.iter().flatten().copied().min();
