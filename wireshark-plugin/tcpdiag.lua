@@ -212,8 +212,9 @@ local core = (function()
 
     ---------------------------------------------------------------- rtt.rs (RFC 6298 §2)
     local function rtt_new() return { srtt = nil, rttvar = 0, min = nil, samples = 0, sum = 0 } end
+    local MAX_RTT_NS = 600000000000    -- beyond ten minutes a "round trip" is a clock jump
     local function rtt_sample(r, x)
-        if x < 0 then return end
+        if x < 0 or x > MAX_RTT_NS then return end
         r.samples = r.samples + 1
         r.sum = r.sum + x
         if r.min == nil or x < r.min then r.min = x end
@@ -524,6 +525,7 @@ local core = (function()
         local t = take_echo(self.peer_tsvals, ecr)
         if t ~= nil then
             rtt_sample(self.a2d, ts - t)
+            if ts - t < 0 or ts - t > MAX_RTT_NS then return end   -- a clock jump
             local x, old = ts - t, self.a2d_recent[self.a2d_next]
             self.a2d_recent[self.a2d_next] = x
             self.a2d_next = self.a2d_next % 32 + 1
@@ -906,7 +908,7 @@ local core = (function()
             inferred_shift = {}, cwnd = { [0] = cwnd_new(), cwnd_new() },
             limits = { [0] = limit_new(epoch0), limit_new(epoch0) }, handshake = {},
             delays = delays_new(), write_ended = { [0] = false, false },
-            first_ts = epoch0, last_ts = epoch0, packets = 0, first_frame = first_frame,
+            first_ts = epoch0, last_ts = epoch0, packets = 0, first_frame = first_frame, epoch0 = epoch0,
         }, Flow)
     end
     function Flow:scaling_of(side)
@@ -920,7 +922,12 @@ local core = (function()
         return w
     end
 
+    local MAX_TS_NS = 4611686018427387904   -- 2^62 ns after 1970: the year 2116
     function Flow:on_segment(seg, d, frame, ts)
+        -- Timestamps from damaged files can be anything: keep them between 1970 and 2116,
+        -- as the engine does (ts is relative to epoch0, 1970 in this flow's time origin).
+        if ts < self.epoch0 then ts = self.epoch0
+        elseif ts - self.epoch0 > MAX_TS_NS then ts = self.epoch0 + MAX_TS_NS end
         local r = 1 - d
         local flags = seg.flags
         local syn = has(flags, SYN)
