@@ -28,7 +28,6 @@ KNOWN = {
         1: "IPv6 payload length 0 without a Jumbo option: tshark 4.0 shows no TCP length"},
 }
 EXACT_NS_SPAN = 2**53 / 1e9    # seconds a double holds in exact nanoseconds
-I64_MAX_SECONDS = "9223372036.854775807"
 
 
 def _id(p: Path) -> str:
@@ -45,12 +44,8 @@ def _known(path: Path, engine: dict[int, dict[str, str]]) -> dict[int, str]:
         lo, hi = span.get(r["stream"], [t, t])
         span[r["stream"]] = [min(lo, t), max(hi, t)]
     wide = {s for s, (lo, hi) in span.items() if hi - lo > EXACT_NS_SPAN}
-    # Times past 2262 do not fit the engine's i64 nanoseconds: it saturates them.
-    saturated = {r["stream"] for r in engine.values() if r["ts"] == I64_MAX_SECONDS}
     for frame, r in engine.items():
-        if r["stream"] in saturated:
-            known[frame] = "timestamps after the year 2262 (saturated by the engine)"
-        elif r["stream"] in wide:
+        if r["stream"] in wide:
             known[frame] = "flow timestamps more than 2^53 ns (104 days) apart"
     return known
 
