@@ -63,10 +63,35 @@ def markdown(findings: list[dict]) -> str:
     return "\n".join(out)
 
 
+LUA_PLUGIN = ROOT / "wireshark-plugin" / "tcpdiag.lua"
+LUA_BEGIN = "-- BEGIN GENERATED CATALOGUE"
+LUA_END = "-- END GENERATED CATALOGUE"
+
+
+def _lua_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def lua(findings: list[dict]) -> str:
+    """The plugin with its expert table (between the markers) regenerated."""
+    rows = [f"{LUA_BEGIN} ({HEADER})", "    M.CATALOGUE = {"]
+    for f in findings:
+        cells = ", ".join(f"{k} = {_lua_str(f.get(k, '').strip())}"
+                          for k in ("field", "group", "severity", "scope", "message", "remedy"))
+        rows.append(f"        {f['id']} = {{ {cells} }},")
+    rows += ["    }", "    " + LUA_END]
+    text = LUA_PLUGIN.read_text()
+    head, sep, rest = text.partition(LUA_BEGIN)
+    _, sep2, tail = rest.partition(LUA_END)
+    assert sep and sep2, f"{LUA_PLUGIN} lacks the {LUA_BEGIN} / {LUA_END} markers"
+    return head + "\n".join(rows) + tail
+
+
 TARGETS = {
     ROOT / "analyzer" / "tcpdiag" / "catalogue.py": python,
     ROOT / "analyzer" / "core" / "src" / "analyse" / "catalogue.rs": rust,
     ROOT / "docs" / "findings.md": markdown,
+    LUA_PLUGIN: lua,
 }
 
 

@@ -144,6 +144,8 @@ def packets(capture: str, fmt: str, output: str, analysis: bool) -> None:
 
 
 main.add_command(convert)
+from tcpdiag.cli_wireshark import wireshark  # noqa: E402  (the `tcpdiag wireshark` group)
+main.add_command(wireshark)
 
 if __name__ == "__main__":
     # Run the importable instance of this module: commands defined elsewhere register there.

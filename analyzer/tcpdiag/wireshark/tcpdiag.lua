@@ -1,0 +1,1 @@
+../../../wireshark-plugin/tcpdiag.lua

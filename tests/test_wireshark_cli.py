@@ -1,0 +1,56 @@
+"""`tcpdiag wireshark`: the plugin ships in the package, installs, and opens captures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from conftest import ROOT, SAMPLES, run_tcpdiag
+
+SOURCE = ROOT / "wireshark-plugin" / "tcpdiag.lua"
+
+
+def test_path_points_at_the_plugin_shipped_in_the_package():
+    res = run_tcpdiag("wireshark", "path", check=True)
+    path = Path(res.stdout.decode().strip())
+    assert path.name == "tcpdiag.lua" and path.is_file()
+    assert path.read_bytes() == SOURCE.read_bytes(), "installed plugin is stale: reinstall the package"
+
+
+def test_install_copies_into_the_given_folder(tmp_path):
+    shipped = Path(run_tcpdiag("wireshark", "path", check=True).stdout.decode().strip())
+    res = run_tcpdiag("wireshark", "install", "--dir", str(tmp_path / "plugins"), check=True)
+    assert (tmp_path / "plugins" / "tcpdiag.lua").read_bytes() == shipped.read_bytes()
+    assert b"installed" in res.stdout
+
+
+def test_install_into_an_unwritable_place_is_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    res = run_tcpdiag("wireshark", "install", "--dir", str(blocker / "plugins"))
+    assert res.returncode == 6
+    assert res.stderr.decode().startswith("tcpdiag: error: ") and len(res.stderr.splitlines()) == 1
+
+
+def test_open_without_wireshark_says_so(monkeypatch):
+    env = dict(os.environ, PATH="/nonexistent")
+    import subprocess
+
+    from conftest import tcpdiag_exe
+
+    res = subprocess.run([*tcpdiag_exe(), "wireshark", str(SAMPLES / "reordering.sender.pcap.gz")],
+                         capture_output=True, env=env, timeout=60)
+    assert res.returncode == 7
+    err = res.stderr.decode()
+    assert "Wireshark is not installed" in err and "lua_script:" in err
+
+
+def test_open_checks_the_capture(tmp_path):
+    res = run_tcpdiag("wireshark", "open", "--wireshark", "true", str(tmp_path / "missing.pcap"))
+    assert res.returncode == 3 and b"no such file" in res.stderr
+
+
+def test_help_has_examples():
+    for cmd in (["wireshark"], ["wireshark", "path"], ["wireshark", "install"], ["wireshark", "open"]):
+        out = run_tcpdiag(*cmd, "--help", check=True).stdout.decode()
+        assert "Example:" in out
