@@ -486,7 +486,7 @@ local core = (function()
         self:remember(seq, e, seg)
         local pipe_before = self:pipe(ts)   -- before the segments are marked retransmitted
         local kind = self:classify(seq, e, ts)
-        local orig_frame = self:mark_retransmitted(seq, e, frame, tsval)
+        local orig_frame, orig_ts = self:mark_retransmitted(seq, e, frame, tsval)
         self.retrans_segments = self.retrans_segments + 1
         self.retrans_bytes = self.retrans_bytes + seg.len
         notes.retrans = kind
@@ -509,7 +509,7 @@ local core = (function()
         self.recoveries[rec].retransmissions = self.recoveries[rec].retransmissions + 1
         if kind == R_RTO then self.rto_backoff = self.rto_backoff + 1 end
         if dlen(self.retransmissions) == RETRANS_MEMORY then pop(self.retransmissions) end
-        push(self.retransmissions, { seq = seq, e = e, frame = frame, orig_frame = orig_frame, ts = ts,
+        push(self.retransmissions, { seq = seq, e = e, frame = frame, orig_frame = orig_frame, orig_ts = orig_ts, ts = ts,
                                      kind = kind, tsval = tsval, proven = E_NONE, recovery = rec })
         self.last_send_ns = ts
     end
@@ -679,19 +679,19 @@ local core = (function()
         return R_OTHER
     end
     function Sender:mark_retransmitted(seq, e, frame, tsval)
-        local orig = 0
+        local orig, orig_ts = 0, nil
         local q = self.outstanding
         for i = q.h, q.t do
             local s = q[i]
             if le(e, s.seq) then break end
             if lt(seq, s.e) then
-                if orig == 0 then orig = s.frame end
+                if orig == 0 then orig, orig_ts = s.frame, s.ts end
                 s.retrans = imin(s.retrans + 1, 65535)
                 s.lrf = frame
                 s.lrt = tsval
             end
         end
-        return orig
+        return orig, orig_ts
     end
 
     -- An ACK from the other side, acknowledging this direction's data.
@@ -1078,6 +1078,21 @@ local core = (function()
     local function num(x) return { num = x } end      -- Value::Num
     local function text(x) return { text = x } end    -- Value::Text
 
+    -- How late reordered data was: measured, or for retransmissions proven spurious at
+    -- least the wait before resending less one round trip (verdict.rs reorder_extent_ns).
+    local function reorder_extent_ns(s)
+        local min_rtt = s.rtt.min or 0
+        local proven = 0
+        local q = s.retransmissions
+        for i = q.h, q.t do
+            local r = q[i]
+            if r.proven ~= E_NONE and r.orig_ts ~= nil then
+                proven = imax(proven, r.ts - r.orig_ts - min_rtt)
+            end
+        end
+        return imax(imax(s.max_reorder.late_ns, proven), 0)
+    end
+
     function Flow:verdict(vantage_override)
         local dd = self:data_dir()
         local s = self.senders[dd]
@@ -1103,7 +1118,7 @@ local core = (function()
             mean_rtt_ns = rtt_mean(s.rtt), mss = s.mss, data_bytes = s.data_bytes, goodput_bps = goodput,
             rwnd_min = self.rwnd_min[dd], rwnd_max = self.rwnd_max[dd], rwnd_basis = self.rwnd_basis[dd],
             retrans_segments = s.retrans_segments, spurious = s.spurious, dsacks = s.dsacks,
-            reorder_events = s.reorder_events, max_reorder_ns = s.max_reorder.late_ns,
+            reorder_events = s.reorder_events, max_reorder_ns = reorder_extent_ns(s),
             recoveries = #s.recoveries, zero_windows = s.zero_windows,
             lost_before_bytes = s.lost_before_bytes, findings = {},
         }
@@ -1180,7 +1195,7 @@ local core = (function()
             add({ id = "reorder_limited", share = imax(loss_share, 0.3), frames = retrans_frames(true),
                   values = { { "spurious", int(s.spurious) }, { "retrans", int(s.retrans_segments) },
                              { "cuts", int(spurious_recoveries) },
-                             { "extent_ms", num(s.max_reorder.late_ns / 1e6) },
+                             { "extent_ms", num(reorder_extent_ns(s) / 1e6) },
                              { "rack_ms", num((s.rtt.min or 0) / 4e6) } } })
         end
         -- The first slow start ended in a burst of losses that holds most genuine losses.
