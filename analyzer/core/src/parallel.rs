@@ -91,7 +91,9 @@ struct Worker {
 }
 
 impl Worker {
-    fn handle(&mut self, m: Msg, out: &mut impl FnMut(u32, FlowVerdict)) {
+    /// By reference: segments are read in place in their batch, not moved out (the
+    /// copy costs more than the analysis of a small segment).
+    fn handle(&mut self, m: &Msg, out: &mut impl FnMut(u32, FlowVerdict)) {
         match m {
             Msg::Seg(s) => {
                 // Same call as `Analyzer::segment`.
@@ -100,7 +102,7 @@ impl Worker {
             }
             Msg::Final(sum) => {
                 let st = self.states.remove(&sum.stream).unwrap_or_default();
-                out(sum.stream, judge(&st, &sum, self.vantage));
+                out(sum.stream, judge(&st, sum, self.vantage));
             }
         }
     }
@@ -142,9 +144,10 @@ impl Lanes {
                         let _ = rtx.send((s, v));
                     };
                     for mut batch in rx {
-                        for m in batch.drain(..) {
+                        for m in &batch {
                             w.handle(m, &mut send);
                         }
+                        batch.clear();
                         let _ = spare_tx.send(batch);
                     }
                 })
@@ -158,7 +161,7 @@ impl Lanes {
     #[inline]
     fn send(&mut self, flow: u32, m: Msg) {
         match self {
-            Lanes::Inline { worker, done } => worker.handle(m, &mut |s, v| done.push((s, v))),
+            Lanes::Inline { worker, done } => worker.handle(&m, &mut |s, v| done.push((s, v))),
             Lanes::Threads { txs, bufs, spare, .. } => {
                 let i = flow as usize % txs.len();
                 bufs[i].push(m);
