@@ -60,3 +60,10 @@ def test_not_a_capture_raises(tmp_path):
         tcpdiag.flows(str(p))
     with pytest.raises(tcpdiag.CaptureIOError):
         tcpdiag.flows(str(tmp_path / "missing.pcap"))
+
+
+def test_flows_with_times_beyond_pandas_range_become_nat(corpus):
+    # pcapng-example.pcapng carries flows with timestamps past 2262 (nanosecond datetimes end there).
+    path = corpus / "seladb_PcapPlusPlus/Tests/Pcap++Test/PcapExamples/pcapng-example.pcapng"
+    df = tcpdiag.analyze(str(path), errors="warn").flows
+    assert df["start"].isna().any() and df["start"].notna().any()

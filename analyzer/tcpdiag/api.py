@@ -36,6 +36,8 @@ def flows_frame(columns: dict[str, list]) -> pd.DataFrame:
     df = pd.DataFrame(columns, columns=list(tables.FLOW_COLUMNS))
     df = df.astype(_FLOW_DTYPES)
     starts = pd.Series(columns["start"], dtype="float64")
+    # Corrupt captures can carry times beyond datetime64[ns] (past 2262): those become NaT.
+    starts = starts.where(starts.abs() < 9.2e9)
     df["start"] = pd.to_datetime(starts, unit="s", utc=True).astype("datetime64[ns, UTC]")
     return df.set_index("stream", drop=False).rename_axis(None)
 
