@@ -1123,7 +1123,8 @@ local core = (function()
             lost_before_bytes = s.lost_before_bytes, findings = {},
         }
         local mss = imax(s.mss, 1)
-        if s.data_bytes < S.min_segments * mss or rtt == nil then
+        -- In typical segments: TSO/GRO super-segments must not raise the bar.
+        if s.data_bytes < S.min_segments * math.min(mss, 1460) or rtt == nil then
             v.findings[1] = { id = "not_limited", share = 1.0, frames = { self.first_frame },
                               values = { { "reason", text(string.format("too little data to judge (%.0f B)",
                                                                           s.data_bytes)) } } }

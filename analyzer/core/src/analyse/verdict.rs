@@ -122,7 +122,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
         findings: Vec::new(),
     };
     let mss = s.mss.max(1) as u64;
-    if s.data_bytes < MIN_SEGMENTS * mss || rtt.is_none() {
+    // In typical segments: TSO/GRO super-segments must not raise the bar.
+    if s.data_bytes < MIN_SEGMENTS * mss.min(1460) || rtt.is_none() {
         v.findings.push(Finding {
             id: "not_limited",
             share: 1.0,
