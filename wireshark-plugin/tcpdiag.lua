@@ -233,7 +233,7 @@ local core = (function()
 
     ---------------------------------------------------------------- cwnd.rs
     local function cwnd_new()
-        return { peak = 0, sends = 0, value = 0, conf = C_NONE, recent = {}, filled = 0, next = 1 }
+        return { peak = 0, sends = 0, value = 0, conf = C_NONE }
     end
     local function cwnd_on_send(c, flight)
         c.peak = imax(c.peak, flight); c.sends = c.sends + 1
@@ -246,9 +246,6 @@ local core = (function()
                 end
             else
                 c.value = c.peak; c.conf = C_ESTIMATE
-                c.recent[c.next] = c.peak
-                c.next = c.next % 8 + 1
-                c.filled = imin(c.filled + 1, 8)
             end
         end
         c.peak = flight_after; c.sends = 0

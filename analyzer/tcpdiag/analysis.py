@@ -146,18 +146,10 @@ class Analysis(ReportMixin):
     @cached_property
     def packets(self):
         """Every TCP segment with the analysis columns (a second pass over the capture)."""
-        import pandas as pd
-
-        from tcpdiag.api import analysis_frame
+        from tcpdiag.api import analysis_frame, join_chunks
 
         chunks = _native.PacketChunks(self.path, 1_000_000, True, self.vantage)
-        parts = [analysis_frame(c) for c in chunks]
-        if not parts:
-            return analysis_frame(None)
-        df = pd.concat(parts, ignore_index=True)
-        for col in ("src", "dst"):
-            df[col] = df[col].astype("category")
-        return df
+        return join_chunks([analysis_frame(c) for c in chunks], analysis_frame(None))
 
 
 def analyze(path: str | list[str], *, vantage: str | None = None, errors: str = "raise", **scale: Any) -> Analysis:

@@ -77,15 +77,19 @@ def iter_packets(path: str, *, chunk_rows: int = 1_000_000, errors: str = "raise
     tables.check(chunks.result, errors)
 
 
-def packets(path: str, *, errors: str = "raise") -> pd.DataFrame:
-    """One row per TCP segment; columns as in `tables.PACKET_COLUMNS`."""
-    parts = list(iter_packets(path, errors=errors))
+def join_chunks(parts: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:
+    """One table from per-chunk frames (`empty` when there are none)."""
     if not parts:
-        return packets_frame(_EMPTY_CHUNK)
+        return empty
     df = pd.concat(parts, ignore_index=True)
     for col in ("src", "dst"):  # categories differ per chunk; concat leaves object
         df[col] = df[col].astype("category")
     return df
+
+
+def packets(path: str, *, errors: str = "raise") -> pd.DataFrame:
+    """One row per TCP segment; columns as in `tables.PACKET_COLUMNS`."""
+    return join_chunks(list(iter_packets(path, errors=errors)), packets_frame(_EMPTY_CHUNK))
 
 
 _EMPTY_CHUNK = {

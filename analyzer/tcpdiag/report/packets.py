@@ -23,7 +23,7 @@ _HALF = 1 << 31
 def _load(a: "Analysis") -> None:
     """Reads the packets table and the SACK blocks in one pass (the cached `packets`
     property is filled too, so it does not read the capture again)."""
-    from tcpdiag.api import analysis_frame
+    from tcpdiag.api import analysis_frame, join_chunks
 
     chunks = _native.PacketChunks(a.path, 1_000_000, True, a.vantage)
     parts, sacks = [], []
@@ -37,14 +37,7 @@ def _load(a: "Analysis") -> None:
             "right_raw": np.asarray(c.get("sack_right", np.empty(0, np.uint32))),
         }))
     if "packets" not in a.__dict__:
-        frames = [p for p in parts if p is not None]
-        if frames:
-            df = pd.concat(frames, ignore_index=True)
-            for col in ("src", "dst"):  # categories differ per chunk; concat leaves object
-                df[col] = df[col].astype("category")
-        else:
-            df = analysis_frame(None)
-        a.__dict__["packets"] = df
+        a.__dict__["packets"] = join_chunks([p for p in parts if p is not None], analysis_frame(None))
     sack = pd.concat(sacks, ignore_index=True) if sacks else pd.DataFrame(
         {"frame": np.empty(0, np.int64), "stream": np.empty(0, np.int64), "left_raw": np.empty(0, np.uint32), "right_raw": np.empty(0, np.uint32)})
     a.__dict__["_report_sack"] = sack

@@ -12,10 +12,6 @@ pub struct CwndEstimator {
     sends_since_ack: u32,
     pub value: u64,
     pub confidence: CwndConfidence,
-    /// Recent estimate samples (ring), for a steadier figure and for plateau detection.
-    recent: [u64; 8],
-    filled: usize,
-    next: usize,
 }
 
 impl CwndEstimator {
@@ -37,9 +33,6 @@ impl CwndEstimator {
             } else {
                 self.value = self.peak;
                 self.confidence = CwndConfidence::Estimate;
-                self.recent[self.next] = self.peak;
-                self.next = (self.next + 1) % self.recent.len();
-                self.filled = (self.filled + 1).min(self.recent.len());
             }
         }
         self.peak = flight_after;
@@ -67,17 +60,6 @@ impl CwndEstimator {
             }
         }
     }
-
-    /// Whether recent estimates sit flat within `tolerance` (e.g. 0.1 = ±10 %): a
-    /// flight that stopped growing although nothing was lost.
-    pub fn plateau(&self, tolerance: f64) -> bool {
-        if self.filled < self.recent.len() {
-            return false;
-        }
-        let min = *self.recent.iter().min().unwrap() as f64;
-        let max = *self.recent.iter().max().unwrap() as f64;
-        min > 0.0 && (max - min) / max <= tolerance
-    }
 }
 
 #[cfg(test)]
@@ -99,15 +81,5 @@ mod tests {
         c.on_send(65_535);
         c.on_ack(60_000, true, false);
         assert_eq!((c.value, c.confidence), (65_535, CwndConfidence::Bound));
-    }
-
-    #[test]
-    fn plateau_needs_eight_flat_rounds() {
-        let mut c = CwndEstimator::default();
-        for i in 0..8 {
-            c.on_send(100_000 + i * 1000);
-            c.on_ack(0, false, false);
-            assert_eq!(c.plateau(0.1), i == 7);
-        }
     }
 }
