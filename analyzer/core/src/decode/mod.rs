@@ -144,7 +144,7 @@ pub(crate) fn be32(b: &[u8], at: usize) -> u32 {
 }
 
 /// An IP address pair as decoded, kept compact: IPv4 addresses are stored IPv4-mapped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Addr(pub [u8; 16]);
 
 impl Addr {
@@ -181,7 +181,7 @@ pub mod flags {
 }
 
 /// A decoded TCP segment with the IP facts the analysis needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TcpSegment {
     pub src: Addr,
     pub dst: Addr,

@@ -54,7 +54,10 @@ impl FlowTable {
     /// for IP fragments, whose length Wireshark does not know.
     pub fn place(&mut self, seg: &TcpSegment, frame: u64, ts_ns: i64, frame_len: u32, has_length: bool) -> Placement {
         let key = FlowKey::of(seg);
-        let cached = self.last.filter(|(k, _)| *k == key).map(|(_, f)| f);
+        let cached = match &self.last {
+            Some((k, f)) if *k == key => Some(*f),
+            _ => None,
+        };
         let (mut flow, mut opened) = match cached.or_else(|| self.latest.get(&key).copied()) {
             Some(f) => (f, false),
             None => (self.open(key, seg, frame, ts_ns), true),

@@ -78,13 +78,22 @@ impl CaptureReader {
             return CaptureReader::from_read(Box::new(std::io::stdin()));
         }
         let file = File::open(path).map_err(|e| IngestError::io(e, 0))?;
-        CaptureReader::from_read(Box::new(file))
+        let raw_bytes = Arc::new(AtomicU64::new(0));
+        match ByteSource::mapped(&file, raw_bytes.clone()) {
+            Some(src) => CaptureReader::from_source(src, raw_bytes),
+            None => CaptureReader::from_read(Box::new(file)),
+        }
     }
 
     /// Reads a capture from any byte stream.
     pub fn from_read(r: Box<dyn Read + Send>) -> Result<CaptureReader, IngestError> {
         let raw_bytes = Arc::new(AtomicU64::new(0));
-        let mut src = ByteSource::new(Box::new(CountingReader::new(r, raw_bytes.clone())));
+        let src = ByteSource::new(Box::new(CountingReader::new(r, raw_bytes.clone())));
+        CaptureReader::from_source(src, raw_bytes)
+    }
+
+    /// `raw_bytes` counts what `src` consumed of the file, for progress.
+    fn from_source(mut src: ByteSource, raw_bytes: Arc<AtomicU64>) -> Result<CaptureReader, IngestError> {
         let mut compressed = false;
         let mut magic = sniff(&mut src)?;
         if magic.starts_with(&GZIP_MAGIC) {

@@ -31,6 +31,8 @@ mod record {
     pub const INCL_LEN: usize = 8;
     pub const ORIG_LEN: usize = 12;
 }
+/// The record header's four words, in order.
+const FIELDS: [usize; 4] = [record::TS_SEC, record::TS_FRAC, record::INCL_LEN, record::ORIG_LEN];
 
 /// The link-type field: LINKTYPE_ in the low 26 bits; bit 26 says bits 28-31 hold the FCS
 /// length in 16-bit words.
@@ -157,14 +159,12 @@ pub fn read_record<'a>(
     if have < hlen {
         return Err(IngestError::truncated(hlen, have, start));
     }
-    let order = st.magic.order;
     let h = src.peek(hlen);
-    let sec = order.u32(h, record::TS_SEC);
-    let frac = order.u32(h, record::TS_FRAC);
-    let (mut incl, mut orig) = (
-        order.u32(h, record::INCL_LEN),
-        order.u32(h, record::ORIG_LEN),
-    );
+    let word = |at: usize| [h[at], h[at + 1], h[at + 2], h[at + 3]];
+    let [sec, frac, mut incl, mut orig] = match st.magic.order {
+        ByteOrder::Little => FIELDS.map(|at| u32::from_le_bytes(word(at))),
+        ByteOrder::Big => FIELDS.map(|at| u32::from_be_bytes(word(at))),
+    };
     if st.lengths == LengthOrder::Swapped
         || (st.lengths == LengthOrder::MaybeSwapped && incl > orig)
     {

@@ -4,10 +4,17 @@
 //! Contract: the buffer grows only to the largest record asked for, and callers check every
 //! length against a cap *before* asking, so memory is bounded by that cap, never by the
 //! file size. Reads are large (1 MiB) so the cost per record is one comparison.
+//!
+//! A plain file is instead mapped into memory a window at a time ([`ByteSource::mapped`]):
+//! frames are then read where the page cache holds them, without the kernel copying every
+//! byte into a buffer first (that copy was a fifth of the single-thread reading time).
 
-use std::io::{self, Read};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+use memmap2::{Mmap, MmapOptions};
 
 /// Bytes requested from the inner reader per call: big enough that system calls and
 /// decompressor calls vanish from the per-frame cost.
@@ -17,11 +24,30 @@ const CHUNK: usize = 1 << 20;
 /// before asking, this is the last line of defence against a missed check.
 pub const MAX_FILL: usize = 64 << 20;
 
+/// Bytes of a mapped file visible at once: large enough that remapping is rare, small
+/// enough that the mapped pages (counted in the resident size) stay far below the file.
+const WINDOW: usize = 16 << 20;
+
+/// A file read through a moving memory map instead of `read`.
+struct FileMap {
+    file: File,
+    len: u64,
+    /// Bytes mapped at least (`WINDOW`; smaller in tests, to cross windows).
+    window: usize,
+    map: Option<Mmap>,
+    /// File offset of the map's first byte.
+    start: u64,
+    /// Mapped bytes so far, for progress (as `CountingReader` counts read bytes).
+    count: Arc<AtomicU64>,
+}
+
 /// The next bytes of a stream, with their absolute offset.
 pub struct ByteSource {
     inner: Box<dyn Read + Send>,
     buf: Vec<u8>,
-    /// `buf[pos..end]` holds bytes read but not yet consumed.
+    /// When set, bytes come from this map, not from `inner` and `buf`.
+    map: Option<FileMap>,
+    /// `bytes()[pos..end]` holds bytes read but not yet consumed.
     pos: usize,
     end: usize,
     /// Stream offset of `buf[pos]`.
@@ -46,12 +72,43 @@ impl ByteSource {
         ByteSource {
             inner,
             buf,
+            map: None,
             pos: 0,
             end,
             offset: 0,
             eof: false,
             lenient_eof: false,
             cut_short: false,
+        }
+    }
+
+    /// A regular file read through a memory map, or `None` when it cannot be mapped (not a
+    /// regular file, empty, gzip-compressed, or `TCPDIAG_NO_MMAP` set); `count` follows the
+    /// mapped bytes.
+    ///
+    /// A file truncated by another process while it is mapped ends the process with SIGBUS
+    /// (tshark reads with `read` and sees a short file): `TCPDIAG_NO_MMAP=1` reads that way.
+    pub fn mapped(file: &File, count: Arc<AtomicU64>) -> Option<Self> {
+        if std::env::var_os("TCPDIAG_NO_MMAP").is_some() {
+            return None;
+        }
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() == 0 || is_gzip(file) {
+            return None;
+        }
+        let file = file.try_clone().ok()?;
+        let mut s = ByteSource::new(Box::new(io::empty()));
+        s.buf = Vec::new();
+        s.map = Some(FileMap { file, len: meta.len(), window: WINDOW, map: None, start: 0, count });
+        Some(s)
+    }
+
+    /// The bytes `pos` and `end` index: the map's window, or the read buffer.
+    #[inline]
+    fn bytes(&self) -> &[u8] {
+        match &self.map {
+            Some(FileMap { map: Some(m), .. }) => m,
+            _ => &self.buf,
         }
     }
 
@@ -83,6 +140,9 @@ impl ByteSource {
 
     #[cold]
     fn fill_slow(&mut self, n: usize) -> io::Result<usize> {
+        if self.map.is_some() {
+            return self.remap(n);
+        }
         if self.eof {
             return Ok(self.end - self.pos);
         }
@@ -118,11 +178,35 @@ impl ByteSource {
         Ok(self.end)
     }
 
+    /// Moves the window to start at the next unconsumed byte, holding at least `n` bytes
+    /// unless the file ends first.
+    fn remap(&mut self, n: usize) -> io::Result<usize> {
+        let m = self.map.as_mut().expect("mapped source");
+        let have = self.end - self.pos;
+        let left = m.len.saturating_sub(self.offset);
+        if have as u64 >= left {
+            return Ok(have); // the window already reaches the end of the file
+        }
+        let len = n.max(m.window).min(usize::try_from(left).unwrap_or(usize::MAX));
+        m.map = None; // unmap first: at most one window is resident
+        // SAFETY: the map is only read, and only through `bytes()`; the file is not written
+        // by this process (truncation by another process is the SIGBUS documented above).
+        let map = unsafe { MmapOptions::new().offset(self.offset).len(len).populate().map(&m.file)? };
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Sequential);
+        m.start = self.offset;
+        m.count.store(self.offset + len as u64, Ordering::Relaxed);
+        m.map = Some(map);
+        self.pos = 0;
+        self.end = len;
+        Ok(len)
+    }
+
     /// The next `n` buffered bytes (fewer if fewer are buffered), without consuming them.
     #[inline]
     pub fn peek(&self, n: usize) -> &[u8] {
         let stop = self.pos + n.min(self.end - self.pos);
-        &self.buf[self.pos..stop]
+        &self.bytes()[self.pos..stop]
     }
 
     /// Consumes and returns the next `n` buffered bytes (fewer if fewer are buffered).
@@ -132,7 +216,7 @@ impl ByteSource {
         let n = n.min(self.end - self.pos);
         self.pos += n;
         self.offset += n as u64;
-        &self.buf[start..start + n]
+        &self.bytes()[start..start + n]
     }
 
     /// Consumes `n` bytes without buffering them all; returns how many were there.
@@ -155,6 +239,14 @@ impl ByteSource {
 
     /// The buffered, unconsumed bytes and the inner reader, to stack a decoder on top.
     pub fn into_parts(mut self) -> (Vec<u8>, Box<dyn Read + Send>) {
+        if let Some(mut m) = self.map.take() {
+            let pending = m.map.as_ref().map_or(Vec::new(), |w| w[self.pos..self.end].to_vec());
+            let resume = m.start + self.end as u64;
+            return match m.file.seek(SeekFrom::Start(resume)) {
+                Ok(_) => (pending, Box::new(CountingReader::new(m.file, m.count))),
+                Err(e) => (pending, Box::new(FailingReader(Some(e)))),
+            };
+        }
         self.buf.truncate(self.end);
         self.buf.drain(..self.pos);
         (self.buf, self.inner)
@@ -165,6 +257,25 @@ impl ByteSource {
 /// and untouched pages cost nothing, which keeps short inputs (and fuzzing) cheap.
 fn zeroed(len: usize) -> Vec<u8> {
     vec![0; len]
+}
+
+/// The file starts with the gzip magic (then it is decompressed as a stream, not mapped).
+fn is_gzip(file: &File) -> bool {
+    let mut magic = [0u8; 2];
+    #[cfg(unix)]
+    let n = std::os::unix::fs::FileExt::read_at(file, &mut magic, 0).unwrap_or(0);
+    #[cfg(not(unix))]
+    let n = 0;
+    n == 2 && magic == [0x1f, 0x8b]
+}
+
+/// A reader whose first read fails with the error it holds (a seek that failed).
+struct FailingReader(Option<io::Error>);
+
+impl Read for FailingReader {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
+    }
 }
 
 /// Counts the bytes read from the file itself, so a progress bar can compare them with
@@ -239,6 +350,66 @@ mod tests {
         assert_eq!(short.buf.len(), CHUNK);
         assert_eq!(s.take(2 * CHUNK).len(), 2 * CHUNK);
         assert_eq!(s.skip(u64::MAX).unwrap(), CHUNK as u64);
+    }
+
+    /// A temporary file holding `data`, mapped with a small window.
+    fn mapped(data: &[u8], window: usize) -> (ByteSource, Arc<AtomicU64>) {
+        let path = std::env::temp_dir().join(format!("tcpdiag-map-{}-{window}", std::process::id()));
+        std::fs::write(&path, data).unwrap();
+        let file = File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap(); // the open file stays readable
+        let count = Arc::new(AtomicU64::new(0));
+        let mut s = ByteSource::mapped(&file, count.clone()).expect("a regular file maps");
+        s.map.as_mut().unwrap().window = window;
+        (s, count)
+    }
+
+    #[test]
+    fn mapped_file_reads_as_the_stream_does() {
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let (mut m, count) = mapped(&data, 4096);
+        let mut r = ByteSource::new(Box::new(Dribble(data.clone(), 0)));
+        // Records of many sizes, several longer than the window, crossing window edges.
+        for n in (1..200).chain([5000, 9000, 4096, 4097]).cycle().take(600) {
+            let (a, b) = (m.fill(n).unwrap().min(n), r.fill(n).unwrap().min(n));
+            assert_eq!(a, b);
+            assert_eq!(m.peek(n), r.peek(n));
+            assert_eq!(m.take(n), r.take(n));
+            assert_eq!(m.offset(), r.offset());
+            assert!(count.load(Ordering::Relaxed) >= m.offset());
+            if a == 0 {
+                break;
+            }
+        }
+        assert_eq!(m.offset(), data.len() as u64);
+        assert_eq!(m.fill(1).unwrap(), 0);
+    }
+
+    #[test]
+    fn mapped_file_hands_over_to_a_stream_where_it_stood() {
+        let data: Vec<u8> = (0..20_000u32).map(|i| i as u8).collect();
+        let (mut m, _) = mapped(&data, 4096);
+        m.fill(10).unwrap();
+        m.take(10);
+        let (pending, mut rest) = m.into_parts();
+        let mut all = pending;
+        rest.read_to_end(&mut all).unwrap();
+        assert_eq!(all, &data[10..]);
+    }
+
+    #[test]
+    fn only_regular_nonempty_uncompressed_files_map() {
+        let dir = std::env::temp_dir().join(format!("tcpdiag-nomap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let count = Arc::new(AtomicU64::new(0));
+        let empty = dir.join("empty");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(ByteSource::mapped(&File::open(&empty).unwrap(), count.clone()).is_none());
+        let gz = dir.join("gz");
+        std::fs::write(&gz, [0x1f, 0x8b, 8, 0]).unwrap();
+        assert!(ByteSource::mapped(&File::open(&gz).unwrap(), count.clone()).is_none());
+        assert!(ByteSource::mapped(&File::open(&dir).unwrap(), count).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

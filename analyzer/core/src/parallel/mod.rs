@@ -1,17 +1,17 @@
 //! The analysis on several cores, with flows finalised when they go idle.
 //!
 //! One thread reads, decodes and places every frame (③ flow numbering is order-dependent,
-//! so it stays sequential and cheap); it ships each placed segment — the decoded
-//! [`TcpSegment`] plus frame number and time, never the frame bytes — in batches over a
-//! bounded channel to worker `flow % jobs`. Each worker owns the [`FlowState`]s of its flows
+//! so it stays sequential and cheap); it ships each placed segment — what the analysis
+//! reads of the decoded [`TcpSegment`] plus frame number and time, never the frame bytes
+//! (see `shipped.rs`) — in batches over a bounded channel to worker `flow % jobs`. Each worker owns the [`FlowState`]s of its flows
 //! and judges a flow when the reader tells it the flow is finished. Per flow, segments
 //! arrive in capture order, so every flow's analysis is the one the single-thread
 //! [`Analyzer`](crate::analyse::Analyzer) computes: results do not depend on `jobs`.
 //!
 //! Memory. Each channel holds at most [`QUEUE_BATCHES`] batches of [`BATCH`] segments, so
-//! in-flight data is bounded by `jobs × QUEUE_BATCHES × BATCH × size_of::<Msg>()`. A flow
-//! idle for `idle_timeout` of capture time, or closed (RST, or FIN both ways) and idle for
-//! `close_grace`, is judged and its state dropped: analysis state is proportional to the
+//! in-flight data is bounded by `jobs × QUEUE_BATCHES × BATCH × size_of::<Msg>()` (64 bytes;
+//! SACK blocks add at most 32 bytes a segment). A flow idle for `idle_timeout` of capture
+//! time, or closed (RST, or FIN both ways) and idle for `close_grace`, is judged and its state dropped: analysis state is proportional to the
 //! flows active at one time. What stays for every flow ever seen is the numbering record
 //! (key, base sequence numbers, the flows-table row) — Wireshark keeps the same, and it is
 //! what makes a later segment with the same 4-tuple join the same `tcp.stream` (or a new
@@ -32,10 +32,13 @@ use crate::flow::{FlowSummary, FlowTable, Placement};
 use crate::ingest::{Frame, FrameSource, IngestError};
 use crate::pipeline::{place_decoded, place_frame, Scan, ScanStats, SegmentSink};
 
+mod shipped;
+use shipped::Shipped;
+
 /// Segments per batch sent to a worker.
 pub const BATCH: usize = 1024;
 /// Batches a worker's channel holds before the reader waits.
-pub const QUEUE_BATCHES: usize = 4;
+pub const QUEUE_BATCHES: usize = 16;
 const SEC: i64 = 1_000_000_000;
 
 #[derive(Debug, Clone)]
@@ -68,19 +71,28 @@ pub struct EngineStats {
     pub filtered_out: u64,
 }
 
-/// One placed segment on its way to a worker.
-struct Shipped {
-    frame: u64,
-    ts_ns: i64,
-    flow: u32,
-    dir: u8,
-    seg: TcpSegment,
-}
-
 enum Msg {
     Seg(Shipped),
     /// The flow is finished (for now): judge it against this summary, drop its state.
     Final(Box<FlowSummary>),
+}
+
+/// Messages for one worker, and the SACK blocks their segments refer to.
+#[derive(Default)]
+struct Batch {
+    msgs: Vec<Msg>,
+    sacks: Vec<(u32, u32)>,
+}
+
+impl Batch {
+    fn with_capacity() -> Batch {
+        Batch { msgs: Vec::with_capacity(BATCH), sacks: Vec::new() }
+    }
+
+    fn clear(&mut self) {
+        self.msgs.clear();
+        self.sacks.clear();
+    }
 }
 
 /// The analysis of a set of flows: one per worker thread, or inline.
@@ -91,18 +103,25 @@ struct Worker {
 }
 
 impl Worker {
-    /// By reference: segments are read in place in their batch, not moved out (the
-    /// copy costs more than the analysis of a small segment).
-    fn handle(&mut self, m: &Msg, out: &mut impl FnMut(u32, FlowVerdict)) {
-        match m {
-            Msg::Seg(s) => {
-                // Same call as `Analyzer::segment`.
-                let st = self.states.entry(s.flow).or_default();
-                st.on_segment(&s.seg, s.dir as usize, s.frame, s.ts_ns);
-            }
-            Msg::Final(sum) => {
-                let st = self.states.remove(&sum.stream).unwrap_or_default();
-                out(sum.stream, judge(&st, sum, self.vantage));
+    /// Same call as `Analyzer::segment`.
+    #[inline]
+    fn segment(&mut self, flow: u32, seg: &TcpSegment, dir: u8, frame: u64, ts_ns: i64) {
+        let st = self.states.entry(flow).or_default();
+        st.on_segment(seg, dir as usize, frame, ts_ns);
+    }
+
+    fn finish(&mut self, sum: &FlowSummary, out: &mut impl FnMut(u32, FlowVerdict)) {
+        let st = self.states.remove(&sum.stream).unwrap_or_default();
+        out(sum.stream, judge(&st, sum, self.vantage));
+    }
+
+    /// A batch, read in place (moving messages out would cost more than the analysis of
+    /// a small segment).
+    fn handle(&mut self, b: &Batch, out: &mut impl FnMut(u32, FlowVerdict)) {
+        for m in &b.msgs {
+            match m {
+                Msg::Seg(s) => self.segment(s.flow, &s.unpack(&b.sacks), s.dir, s.frame, s.ts_ns),
+                Msg::Final(sum) => self.finish(sum, out),
             }
         }
     }
@@ -111,11 +130,11 @@ impl Worker {
 enum Lanes {
     Inline { worker: Worker, done: Vec<(u32, FlowVerdict)> },
     Threads {
-        txs: Vec<SyncSender<Vec<Msg>>>,
-        bufs: Vec<Vec<Msg>>,
+        txs: Vec<SyncSender<Batch>>,
+        bufs: Vec<Batch>,
         /// Emptied batch vectors coming back, so batches are not reallocated (and freed
         /// on another thread) each time.
-        spare: Receiver<Vec<Msg>>,
+        spare: Receiver<Batch>,
         handles: Vec<JoinHandle<()>>,
         results: Receiver<(u32, FlowVerdict)>,
     },
@@ -129,11 +148,11 @@ impl Lanes {
             return Lanes::Inline { worker: Worker { states: AHashMap::new(), vantage }, done: Vec::new() };
         }
         let (rtx, results) = channel::<(u32, FlowVerdict)>();
-        let (spare_tx, spare) = channel::<Vec<Msg>>();
+        let (spare_tx, spare) = channel::<Batch>();
         let mut txs = Vec::new();
         let mut handles = Vec::new();
         for i in 0..jobs {
-            let (tx, rx) = sync_channel::<Vec<Msg>>(QUEUE_BATCHES);
+            let (tx, rx) = sync_channel::<Batch>(QUEUE_BATCHES);
             let rtx: Sender<(u32, FlowVerdict)> = rtx.clone();
             let spare_tx = spare_tx.clone();
             let h = std::thread::Builder::new()
@@ -144,9 +163,7 @@ impl Lanes {
                         let _ = rtx.send((s, v));
                     };
                     for mut batch in rx {
-                        for m in &batch {
-                            w.handle(m, &mut send);
-                        }
+                        w.handle(&batch, &mut send);
                         batch.clear();
                         let _ = spare_tx.send(batch);
                     }
@@ -155,23 +172,46 @@ impl Lanes {
             txs.push(tx);
             handles.push(h);
         }
-        Lanes::Threads { bufs: (0..jobs).map(|_| Vec::with_capacity(BATCH)).collect(), txs, spare, handles, results }
+        Lanes::Threads { bufs: (0..jobs).map(|_| Batch::with_capacity()).collect(), txs, spare, handles, results }
+    }
+
+    /// Analyses a segment inline, or packs it for its flow's worker.
+    #[inline]
+    fn segment(&mut self, flow: u32, seg: &TcpSegment, dir: u8, frame: u64, ts_ns: i64) {
+        match self {
+            Lanes::Inline { worker, .. } => worker.segment(flow, seg, dir, frame, ts_ns),
+            Lanes::Threads { bufs, .. } => {
+                let n = bufs.len();
+                let b = &mut bufs[flow as usize % n];
+                let m = Shipped::pack(frame, ts_ns, flow, dir, seg, &mut b.sacks);
+                b.msgs.push(Msg::Seg(m));
+                self.ship_if_full(flow);
+            }
+        }
+    }
+
+    /// Judges a finished flow inline, or tells its worker to.
+    fn finish_flow(&mut self, sum: Box<FlowSummary>) {
+        let flow = sum.stream;
+        match self {
+            Lanes::Inline { worker, done } => worker.finish(&sum, &mut |s, v| done.push((s, v))),
+            Lanes::Threads { bufs, .. } => {
+                let n = bufs.len();
+                bufs[flow as usize % n].msgs.push(Msg::Final(sum));
+                self.ship_if_full(flow);
+            }
+        }
     }
 
     #[inline]
-    fn send(&mut self, flow: u32, m: Msg) {
-        match self {
-            Lanes::Inline { worker, done } => worker.handle(&m, &mut |s, v| done.push((s, v))),
-            Lanes::Threads { txs, bufs, spare, .. } => {
-                let i = flow as usize % txs.len();
-                bufs[i].push(m);
-                if bufs[i].len() >= BATCH {
-                    let next = spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                    let full = std::mem::replace(&mut bufs[i], next);
-                    // A worker only goes away by panicking; the join below reports it.
-                    let _ = txs[i].send(full);
-                }
-            }
+    fn ship_if_full(&mut self, flow: u32) {
+        let Lanes::Threads { txs, bufs, spare, .. } = self else { return };
+        let i = flow as usize % txs.len();
+        if bufs[i].msgs.len() >= BATCH {
+            let next = spare.try_recv().unwrap_or_else(|_| Batch::with_capacity());
+            let full = std::mem::replace(&mut bufs[i], next);
+            // A worker only goes away by panicking; the join below reports it.
+            let _ = txs[i].send(full);
         }
     }
 
@@ -188,7 +228,7 @@ impl Lanes {
             Lanes::Inline { done, .. } => done.into_iter().for_each(|(s, v)| out(s, v)),
             Lanes::Threads { txs, bufs, handles, results, .. } => {
                 for (tx, buf) in txs.iter().zip(bufs) {
-                    if !buf.is_empty() {
+                    if !buf.msgs.is_empty() {
                         let _ = tx.send(buf);
                     }
                 }
@@ -233,8 +273,7 @@ impl SegmentSink for Dispatch {
             self.active.push(place.flow);
             self.stats.peak_active = self.stats.peak_active.max(self.active.len());
         }
-        let m = Shipped { frame: frame.number, ts_ns: frame.ts_ns, flow: place.flow, dir: place.dir.index() as u8, seg: seg.clone() };
-        self.lanes.send(place.flow, Msg::Seg(m));
+        self.lanes.segment(place.flow, seg, place.dir.index() as u8, frame.number, frame.ts_ns);
     }
 }
 
@@ -335,7 +374,7 @@ impl Engine {
             if idle >= timeout || (closed && idle >= grace) {
                 d.life[f as usize] = FINALISED;
                 d.stats.evicted += 1;
-                d.lanes.send(f, Msg::Final(Box::new(s.clone())));
+                d.lanes.finish_flow(Box::new(s.clone()));
             } else {
                 keep.push(f);
             }
@@ -381,7 +420,7 @@ impl Engine {
         active.sort_unstable();
         for f in active {
             let s = self.table.flows()[f as usize].clone();
-            self.dispatch.lanes.send(f, Msg::Final(Box::new(s)));
+            self.dispatch.lanes.finish_flow(Box::new(s));
         }
         let verdicts = &mut self.verdicts;
         self.dispatch.lanes.finish(&mut |s, v| verdicts.keep_largest(s, v));
