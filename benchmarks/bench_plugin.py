@@ -10,9 +10,12 @@ Modes (each run with and without the plugin, one after another, best wall time o
 --repeat): `fields` (tshark -T fields with a few TCP fields: what scripts do), `analysis`
 (the plugin's own fields vs Wireshark's tcp.analysis fields: the like-for-like question),
 `two-pass` (-2 -R tcp -q: the plugin's first pass plus the verdicts) and `verbose` (-V, the
-full tree as the GUI builds it for the selected packet). Peak RSS from GNU time when
-installed. Markdown to stdout, JSON to benchmarks/results/plugin-<date>.json. Benchmarks
-report; they never fail on speed (target: overhead ≤ 1.5×).
+full tree as the GUI builds it for the selected packet). Each mode is timed twice with the
+plugin: analysing in Lua (`lua`), and in annotated mode (`annotated`: `tcpdiag wireshark
+annotate` first — its time is added to tshark's — then tshark reads the engine's results,
+`-X lua_script1:annotations=FILE`). Peak RSS from GNU time when installed. Markdown to
+stdout, JSON to benchmarks/results/plugin-<date>.json. Benchmarks report; they never fail
+on speed (target: overhead ≤ 1.5×).
 """
 
 from __future__ import annotations
@@ -43,6 +46,11 @@ MODES = {
     "two-pass": (["-2", "-R", "tcp", "-q"], None),
     "verbose": (["-V"], None),
 }
+
+
+def tcpdiag_exe() -> list[str]:
+    script = Path(sys.executable).parent / "tcpdiag"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tcpdiag.cli"]
 
 
 def build_capture(out: Path, copies: int) -> Path:
@@ -87,6 +95,12 @@ def main() -> int:
         capture = args.capture or build_capture(Path(tmp) / "samples.pcap", args.copies)
         frames = int(subprocess.run(["capinfos", "-c", "-M", "-T", str(capture)], capture_output=True,
                                     text=True).stdout.split("\n")[1].split("\t")[-1])
+        annotations = Path(tmp) / "annotations.lua"
+        t_annotate, m_annotate = best([*tcpdiag_exe(), "wireshark", "annotate", str(capture), "-o",
+                                       str(annotations)], args.repeat)
+        print(f"  tcpdiag wireshark annotate: {t_annotate:.2f} s", file=sys.stderr)
+        plugin_args = {"lua": ["-X", f"lua_script:{PLUGIN}"],
+                       "annotated": ["-X", f"lua_script:{PLUGIN}", "-X", f"lua_script1:annotations={annotations}"]}
         rows = []
         for mode in args.modes.split(","):
             base_args, fields = MODES[mode]
@@ -94,22 +108,27 @@ def main() -> int:
             with_fields = [x for f in (fields[0] if fields else []) for x in ("-e", f)]
             without_fields = [x for f in (fields[1] if fields else []) for x in ("-e", f)]
             t0, m0 = best(common + without_fields, args.repeat)
-            t1, m1 = best(common + with_fields + ["-X", f"lua_script:{PLUGIN}"], args.repeat)
-            rows.append({"mode": mode, "without_s": round(t0, 3), "with_s": round(t1, 3),
-                         "ratio": round(t1 / t0, 2), "rss_without_kib": m0, "rss_with_kib": m1,
-                         "us_per_frame": round((t1 - t0) / frames * 1e6, 1)})
-            print(f"  {mode}: {t0:.2f} s → {t1:.2f} s", file=sys.stderr)
+            for plugin, extra in plugin_args.items():
+                t1, m1 = best(common + with_fields + extra, args.repeat)
+                if plugin == "annotated":
+                    t1 += t_annotate
+                rows.append({"mode": mode, "plugin": plugin, "without_s": round(t0, 3), "with_s": round(t1, 3),
+                             "ratio": round(t1 / t0, 2), "rss_without_kib": m0, "rss_with_kib": m1,
+                             "us_per_frame": round((t1 - t0) / frames * 1e6, 1)})
+                print(f"  {mode} ({plugin}): {t0:.2f} s → {t1:.2f} s", file=sys.stderr)
     version = subprocess.run([tshark, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     print(f"# Wireshark plugin overhead — {frames} frames, {version}\n")
-    print("| mode | without plugin | with plugin | ratio | added per frame | peak RSS without → with |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(f"`tcpdiag wireshark annotate`: {t_annotate:.2f} s (included in the annotated rows)\n")
+    print("| mode | plugin | without plugin | with plugin | ratio | added per frame | peak RSS without → with |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for r in rows:
         mem = f"{(r['rss_without_kib'] or 0) / 1024:.0f} → {(r['rss_with_kib'] or 0) / 1024:.0f} MiB"
-        print(f"| {r['mode']} | {r['without_s']:.2f} s | {r['with_s']:.2f} s | {r['ratio']:.2f}× | "
+        print(f"| {r['mode']} | {r['plugin']} | {r['without_s']:.2f} s | {r['with_s']:.2f} s | {r['ratio']:.2f}× | "
               f"{r['us_per_frame']:.1f} µs | {mem} |")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"plugin-{dt.date.today():%Y%m%d}.json"
-    out.write_text(json.dumps({"frames": frames, "tshark": version, "rows": rows}, indent=1) + "\n")
+    out.write_text(json.dumps({"frames": frames, "tshark": version, "annotate_s": round(t_annotate, 3),
+                               "annotate_rss_kib": m_annotate, "rows": rows}, indent=1) + "\n")
     print(f"\nJSON: {out.relative_to(ROOT)}")
     return 0
 

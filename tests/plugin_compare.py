@@ -30,15 +30,26 @@ def tcpdiag_exe() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "tcpdiag.cli"]
 
 
+def annotate(path: Path, out: Path) -> Path:
+    """`tcpdiag wireshark annotate path -o out` (the plugin's annotated mode)."""
+    subprocess.run([*tcpdiag_exe(), "wireshark", "annotate", str(path), "-o", str(out)], check=False,
+                   capture_output=True, text=True, timeout=1200)
+    return out
+
+
 def tshark_plugin_rows(path: Path, two_pass: bool = False, read_filter: str | None = None,
-                       extra: list[str] | None = None) -> tuple[dict[int, list[str]], str]:
-    """frame → [analysis columns..., protocols, streams] from tshark with the plugin."""
+                       extra: list[str] | None = None,
+                       annotations: Path | None = None) -> tuple[dict[int, list[str]], str]:
+    """frame → [analysis columns..., protocols, streams] from tshark with the plugin (in
+    annotated mode when `annotations` names a file)."""
     cmd = [shutil.which("tshark") or "tshark", "-n", "-r", str(path), "-X", f"lua_script:{PLUGIN}",
            "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"]
     for c in COLUMNS:
         cmd += ["-e", f"tcpdiag.{c}"]
     for c in CONTEXT + (extra or []):
         cmd += ["-e", c]
+    if annotations is not None:
+        cmd += ["-X", f"lua_script1:annotations={annotations}"]
     if two_pass:
         cmd.append("-2")
     if read_filter:

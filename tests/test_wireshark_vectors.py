@@ -144,7 +144,9 @@ def test_redissection_in_any_order_shows_the_same(name, version):
 
 
 STDLIB = {"assert", "error", "ipairs", "math", "next", "pairs", "print", "select", "setmetatable", "string",
-          "table", "tonumber", "tostring", "type", "io", "os"}
+          "table", "tonumber", "tostring", "type", "io", "os",
+          # reading the annotations file (5.1: loadstring + setfenv; later: load)
+          "pcall", "load", "loadstring", "setfenv"}
 WIRESHARK_API = {"Proto", "ProtoField", "ProtoExpert", "Field", "Pref", "expert", "base", "frametype", "Int64",
                  "register_postdissector", "register_menu", "gui_enabled", "TextWindow", "MENU_TOOLS_UNSORTED"}
 

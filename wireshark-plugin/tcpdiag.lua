@@ -1265,7 +1265,7 @@ local core = (function()
     -- thousands separators, numbers with one decimal below 1000, unknown names as "?".
     local function commas(s)
         local sign, digits, rest = s:match("^(-?)(%d+)(.*)$")
-        if not digits then return s end
+        if not digits or #digits <= 3 then return s end
         local out = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse()
         if out:sub(1, 1) == "," then out = out:sub(2) end
         return sign .. out .. rest
@@ -1283,15 +1283,39 @@ local core = (function()
         return tostring(x)
     end
     M.commas = commas
+    -- Templates split once into text and names (text at odd, names at even positions):
+    -- messages are formatted per packet.
+    local compiled = {}
+    local function compile(template)
+        local parts, pos = {}, 1
+        for at, name, after in template:gmatch("(){([%w_]+)}()") do
+            parts[#parts + 1] = template:sub(pos, at - 1)
+            parts[#parts + 1] = name
+            pos = after
+        end
+        parts[#parts + 1] = template:sub(pos)
+        compiled[template] = parts
+        return parts
+    end
     function M.format(template, values)
-        local map = {}
-        for i = 1, #values do map[values[i][1]] = values[i][2] end
-        for k, x in pairs(values) do if type(k) == "string" then map[k] = x end end
-        return (template:gsub("{([%w_]+)}", function(k)
-            local x = map[k]
-            if x == nil then return "?" end
-            return fmt_value(x)
-        end))
+        local map = values
+        if #values > 0 then
+            map = {}
+            for i = 1, #values do map[values[i][1]] = values[i][2] end
+            for k, x in pairs(values) do if type(k) == "string" then map[k] = x end end
+        end
+        local parts = compiled[template] or compile(template)
+        local out = {}
+        for i = 1, #parts do
+            local p = parts[i]
+            if i % 2 == 1 then
+                out[i] = p
+            else
+                local x = map[p]
+                out[i] = x == nil and "?" or fmt_value(x)
+            end
+        end
+        return table.concat(out)
     end
 
     ---------------------------------------------------------------- the analyzer
@@ -1442,12 +1466,55 @@ local hf_list = {}
 for _, f in pairs(hf) do hf_list[#hf_list + 1] = f end
 tcpdiag.fields = hf_list
 
+-- Annotated mode: the engine's results for this capture, written by
+-- `tcpdiag wireshark annotate` (emit/annotations.rs), shown instead of analysing in Lua;
+-- both modes show the same tree. Named by a script argument (`-X lua_script1:annotations=F`,
+-- read here, before any field is looked up: then no field extractor is registered, and
+-- Wireshark builds no fields for us) or by the "annotations" preference (extractors stay
+-- registered, for the Lua analysis if the file turns out unusable).
+local ANNOTATIONS_FORMAT = 1
+-- The file is data written as Lua: it runs as text only, with nothing of Lua's or
+-- Wireshark's API in reach (math.huge is all it may name).
+local function load_data(path)
+    local f, err = io.open(path, "rb")
+    if not f then return nil, err end
+    local text = f:read("*a")
+    f:close()
+    local env = { math = { huge = math.huge } }
+    local chunk
+    if setfenv and loadstring then                          -- Lua 5.1
+        if text:byte(1) == 27 then return nil, "precompiled chunks are refused" end
+        chunk, err = loadstring(text, "=" .. path)
+        if chunk then setfenv(chunk, env) end
+    else
+        chunk, err = load(text, "=" .. path, "t", env)
+    end
+    if not chunk then return nil, err end
+    local ok, value = pcall(chunk)
+    if not ok then return nil, value end
+    return value
+end
+local function read_annotations(path)
+    local a, err = load_data(path)
+    if type(a) ~= "table" or a.format ~= ANNOTATIONS_FORMAT then
+        io.stderr:write("tcpdiag: " .. path .. ": not tcpdiag annotations of format " .. ANNOTATIONS_FORMAT
+                        .. (err and (" (" .. tostring(err) .. ")") or "") .. "\n")
+        return nil
+    end
+    return { path = path, data = a, packets = {}, flows = {} }
+end
+local preloaded
+for _, arg in ipairs({ ... }) do
+    local path = type(arg) == "string" and arg:match("^annotations=(.+)$")
+    if path then preloaded = read_annotations(path) end
+end
+
 ------------------------------------------------------------------------------------------
 -- Extractors. Few field lookups (each costs a call into Wireshark): the TCP header and the
 -- IPv4 header are read from the packet bytes where Wireshark found them, and decoded as
 -- the engine decodes them (decode/tcp.rs, decode/tcp_options.rs).
 ------------------------------------------------------------------------------------------
-local fx = {
+local fx = not preloaded and {
     frame_number = Field.new("frame.number"),
     time = Field.new("frame.time_epoch"),
     protocols = Field.new("frame.protocols"),
@@ -1458,7 +1525,7 @@ local fx = {
     ip6_src = Field.new("ipv6.src"),
     ip6_frag = Field.new("ipv6.fraghdr.offset"),
     ip6_more = Field.new("ipv6.fraghdr.more"),
-}
+} or nil
 -- The last occurrence (the innermost layer), or nil.
 local function last(...)
     local n = select("#", ...)
@@ -1536,6 +1603,22 @@ local DIR_NAME = { [0] = "A→B", [1] = "B→A" }
 local BASIS, CONF, LIMIT, VANTAGE = core.BASIS, core.CONF, core.LIMIT, core.VANTAGE
 local EVIDENCE_TEXT = { [1] = "DSACK", [2] = "timestamp echo (Eifel)" }
 
+local settings                      -- defined with the preferences below
+
+local loaded = {}                   -- the preference's file, read once (init runs per file)
+local function load_annotations()
+    if preloaded then return preloaded end
+    local path = settings and settings.annotations or ""
+    if path == "" then return nil end
+    if settings.min_share_pct ~= 25 or settings.min_segments ~= 20 or settings.queue_inflation_pct ~= 150
+       or settings.flat_rtts ~= 8 then
+        io.stderr:write("tcpdiag: thresholds changed in the preferences: analysing in Lua, not using " .. path .. "\n")
+        return nil
+    end
+    if loaded.path ~= path then loaded.path, loaded.value = path, read_annotations(path) end
+    return loaded.value
+end
+
 -- Everything learnt from the capture; reset by init (a new file or a redissection).
 local state
 local function reset()
@@ -1546,11 +1629,11 @@ local function reset()
         next = 1,           -- the next frame of the in-order sweep that analyses
         base_secs = {},     -- stream → time origin (whole seconds of its first frame)
         verdicts = {},      -- stream → { packets = n, v = verdict }
+        annotated = load_annotations(),
     }
+    if state.annotated then state.proven = state.annotated.data.proven end
 end
 reset()
-
-local settings                      -- defined with the preferences below
 
 ------------------------------------------------------------------------------------------
 -- Dissector
@@ -1705,12 +1788,32 @@ end
 
 -- The flow's verdict as of now, with its texts formatted once (recomputed only when the
 -- flow has grown).
+-- A chunk of an annotations table (packets or flows), built on first use.
+local function annotated_chunk(kind, n)
+    local a = state.annotated
+    local k = math.floor(n / a.data.chunk)
+    local c = a[kind][k]
+    if c == nil then
+        local build = a.data[kind][k]
+        c = build and build() or false
+        a[kind][k] = c
+    end
+    return c
+end
+
 local function flow_verdict(stream)
-    local fl = state.analyzer.flows[stream]
+    local fl, v
+    if state.annotated then
+        local chunk = annotated_chunk("flows", stream)
+        fl = chunk and chunk[stream]
+        v = fl
+    else
+        fl = state.analyzer.flows[stream]
+    end
     if fl == nil then return nil end
     local c = state.verdicts[stream]
     if c == nil or c.packets ~= fl.packets then
-        local v = fl:verdict()
+        v = v or fl:verdict()
         c = { packets = fl.packets, v = v, texts = {}, remedies = {} }
         for i, f in ipairs(v.findings) do
             local e = core.CATALOGUE[f.id]
@@ -1731,14 +1834,24 @@ end
 
 -- Every packet of the flow carries the verdict and its findings; the details (time
 -- shares, remedies, evidence frames) and the experts sit on the flow's first frame and
--- on the evidence frames.
+-- on the evidence frames. Labels are built once per flow (`flow_verdict`'s cache).
 local function show_verdict(tree, stream, number)
     local c = flow_verdict(stream)
     if c == nil then return end
     local v = c.v
-    local vt = tree:add(hf.verdict, v.findings[1].id)
+    if c.labels == nil then
+        c.labels, c.finding_labels, c.here = {}, {}, {}
+        for i, f in ipairs(v.findings) do
+            c.finding_labels[i] = "Finding: " .. f.id .. ": " .. c.texts[i]
+            c.labels[i] = i == 1 and "Verdict: " .. f.id .. ": " .. c.texts[i] or c.finding_labels[i]
+            for _, fr in ipairs(f.frames) do
+                c.here[fr] = c.here[fr] or {}
+                c.here[fr][i] = true
+            end
+        end
+    end
+    local vt = tree:add(hf.verdict, v.findings[1].id, c.labels[1])
     vt:set_generated()
-    vt:append_text(": " .. c.texts[1])
     vt:add(hf.flow_vantage, v.vantage_name)
     local first = number == v.first_frame
     if first then
@@ -1746,13 +1859,10 @@ local function show_verdict(tree, stream, number)
         vt:add(hf.flow_data_dir, v.data_dir)
         vt:add(hf.share, c.shares)
     end
+    local here_any = c.here[number]
     for i, f in ipairs(v.findings) do
-        local ft = vt:add(hf.finding, f.id)
-        ft:append_text(": " .. c.texts[i])
-        local here = false
-        for _, fr in ipairs(f.frames) do
-            if fr == number then here = true end
-        end
+        local ft = vt:add(hf.finding, f.id, c.finding_labels[i])
+        local here = here_any ~= nil and here_any[i] == true
         if first or here then
             if c.remedies[i] then ft:add(hf.remedy, c.remedies[i]) end
             for _, fr in ipairs(f.frames) do
@@ -1770,13 +1880,29 @@ local function summary(rec)
 end
 
 function tcpdiag.dissector(tvb, pinfo, tree)
-    -- No TCP fields without a protocol tree (tshark -2's first pass without -R): nothing
-    -- to read; the in-order sweep then runs on the next pass.
-    if fx.frame_number() == nil then return end
     local number = pinfo.number
     local rec = state.frames[number]
     local fresh = false
-    if rec == nil then
+    local known_all = state.annotated ~= nil      -- the whole capture's results are at hand
+    if known_all then
+        local a = state.annotated
+        local k = math.floor((number - 1) / a.data.chunk)
+        local chunk = a.packets[k]
+        if chunk == nil then chunk = annotated_chunk("packets", number - 1) end
+        rec = chunk and chunk[number] or false
+        local first = a.data.first
+        if rec and (rec[15] ~= pinfo.len or (first.frame == number and first.abs_ts ~= pinfo.abs_ts)) then
+            -- Not this capture's annotations: show nothing rather than another file's values.
+            io.stderr:write(string.format("tcpdiag: %s: frame %d (%d bytes at %.9f) is not in them: they are "
+                .. "not this capture's; ignoring them\n", a.path, number, pinfo.len, pinfo.abs_ts))
+            state.annotated = nil
+            state.next = -1
+            return
+        end
+    elseif rec == nil then
+        -- No TCP fields without a protocol tree (tshark -2's first pass without -R):
+        -- nothing to read; the in-order sweep then runs on the next pass.
+        if fx == nil or fx.frame_number() == nil then return end
         if number ~= state.next then return end
         -- Compute once, in frame order: on the first pass (not pinfo.visited), or on the
         -- first in-order pass that has the fields.
@@ -1786,7 +1912,10 @@ function tcpdiag.dissector(tvb, pinfo, tree)
         fresh = true
     end
     if not rec then return end
-    local t = tree:add(tcpdiag, summary(rec))
+    -- Labels only when someone reads them (tshark -V, the GUI's selected packet): fields
+    -- for filters and -T fields are added either way.
+    local visible = tree.visible
+    local t = visible and tree:add(tcpdiag, summary(rec)) or tree:add(tcpdiag)
     t:set_generated()
     t:add(hf.flow, rec[1])
     t:add(hf.data_dir, rec[3])
@@ -1801,9 +1930,13 @@ function tcpdiag.dissector(tvb, pinfo, tree)
     if rec[12] ~= 0 then t:add(hf.vantage, VANTAGE[rec[12]]) end
     if rec[13] then show_events(t, rec[13], number) end
     local rtt = rec[14]
-    if rtt then add_int64(t, hf.rtt_ns, rtt):append_text(" (" .. ms(rtt) .. " ms)") end
-    if pinfo.visited and not fresh then
-        -- Known only once the whole capture was read (not in a one-pass tshark).
+    if rtt then
+        local item = add_int64(t, hf.rtt_ns, rtt)
+        if visible then item:append_text(" (" .. ms(rtt) .. " ms)") end
+    end
+    if known_all or (pinfo.visited and not fresh) then
+        -- Known only once the whole capture was read (not in a one-pass tshark, unless
+        -- annotated).
         local p = state.proven[number]
         if p then
             t:add(hf.spurious_proven_in, p[1]):set_generated()
@@ -1828,6 +1961,11 @@ register_postdissector(tcpdiag)
 local function verdicts_window()
     local w = TextWindow.new("tcpdiag: flow verdicts")
     local streams = {}
+    if state.annotated then
+        for k in pairs(state.annotated.data.flows) do
+            for s in pairs(annotated_chunk("flows", k * state.annotated.data.chunk)) do streams[#streams + 1] = s end
+        end
+    end
     for s in pairs(state.analyzer.flows) do streams[#streams + 1] = s end
     table.sort(streams)
     if #streams == 0 then
@@ -1838,9 +1976,9 @@ local function verdicts_window()
     for _, s in ipairs(streams) do
         local v = flow_verdict(s).v
         local fl = state.analyzer.flows[s]
-        lines[#lines + 1] = string.format("tcp.stream eq %d   (A = %s port %s, data %s, capture point %s)", s,
-                                          addr_text(fl.a_src), tostring(fl.a_port), DIR_NAME[v.data_dir],
-                                          v.vantage_name)
+        local a = fl and string.format("A = %s port %s, ", addr_text(fl.a_src), tostring(fl.a_port)) or ""
+        lines[#lines + 1] = string.format("tcp.stream eq %d   (%sdata %s, capture point %s)", s, a,
+                                          DIR_NAME[v.data_dir], v.vantage_name)
         for i, f in ipairs(v.findings) do
             local e = core.CATALOGUE[f.id]
             local frames = {}
@@ -1867,6 +2005,7 @@ settings = {
     min_segments = 20,               -- verdict.rs MIN_SEGMENTS
     queue_inflation_pct = 150,       -- verdict.rs QUEUE_INFLATION
     flat_rtts = 8,                   -- limit.rs FLAT_RTTS
+    annotations = "",                -- the engine's results for this capture (annotated mode)
 }
 tcpdiag.prefs.experts = Pref.bool("Expert infos", settings.experts,
     "Add expert infos for retransmissions, DSACKs, reordering, zero windows ... and the verdicts")
@@ -1881,8 +2020,13 @@ tcpdiag.prefs.queue_inflation_pct = Pref.uint("Standing-queue RTT inflation (%)"
 tcpdiag.prefs.flat_rtts = Pref.uint("Flat flight for sndbuf limit (RTTs)", settings.flat_rtts,
     "Round trips of flat flight without loss that mean a send-buffer limit (tcpdiag: 8)")
 
+tcpdiag.prefs.annotations = Pref.string("Annotations file", settings.annotations,
+    "The engine's results for the open capture, from `tcpdiag wireshark annotate CAPTURE` (opened by " ..
+    "`tcpdiag wireshark CAPTURE` itself): shown instead of analysing in Lua, much faster. Empty: analyse in Lua")
+
 function tcpdiag.prefs_changed()
     local p = tcpdiag.prefs
+    settings.annotations = p.annotations
     settings.experts = p.experts
     settings.verdicts = p.verdicts
     settings.min_share_pct = p.min_share_pct

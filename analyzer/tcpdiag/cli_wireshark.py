@@ -2,11 +2,14 @@
 
 The plugin (one Lua file, docs/wireshark.md) shows tcpdiag's per-packet analysis and each
 flow's verdict in Wireshark: `install` copies it to the personal Lua plugins folder,
-`path` prints where it is, and `tcpdiag wireshark FILE` opens a capture with it loaded.
+`path` prints where it is, `annotate` writes the engine's results for a capture so the
+plugin shows them instead of analysing in Lua, and `tcpdiag wireshark FILE` does that and
+opens the capture with the plugin loaded.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -18,6 +21,7 @@ import click
 
 PLUGIN_NAME = "tcpdiag.lua"
 EXIT_INPUT = 3      # docs/exit-codes.md
+EXIT_DAMAGED = 5
 EXIT_OUTPUT = 6
 EXIT_MISSING_PROGRAM = 7
 
@@ -111,11 +115,63 @@ def install_cmd(target: str | None) -> None:
     click.echo("restart Wireshark (or Analyze → Reload Lua Plugins) to load it")
 
 
+def write_annotations(capture: str, output: str) -> None:
+    """The engine's results for `capture`, as the plugin reads them, into `output`; a
+    capture that cannot be read ends the command as `tcpdiag packets` would."""
+    from tcpdiag import tables
+    from tcpdiag.cli import finish, opened
+
+    res = opened(tables.write_annotations(capture, output))
+    write_error = res.extra.get("write_error")
+    if write_error:
+        _fail(f"{output}: {write_error}", EXIT_OUTPUT)
+    finish(res)
+
+
+def annotations_cache(capture: str) -> Path:
+    """Where `open` keeps the annotations of a capture: one file per path, size and mtime."""
+    st = os.stat(capture)
+    key = f"{os.path.abspath(capture)}\0{st.st_size}\0{st.st_mtime_ns}".encode()
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tcpdiag" / "annotations"
+    return base / (hashlib.sha256(key).hexdigest()[:32] + ".lua")
+
+
+def preference(path: Path) -> str:
+    """The `-o` option naming an annotations file for the plugin."""
+    return f"tcpdiag.annotations:{path}"
+
+
+@wireshark.command("annotate")
+@click.argument("capture", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Annotations file (default: CAPTURE.tcpdiag.lua beside the capture).")
+def annotate_cmd(capture: str, output: str | None) -> None:
+    """Write the engine's per-packet notes and flow verdicts for CAPTURE into a file the
+    plugin shows instead of analysing in Lua: the same tree, the verdicts already on the
+    first pass, and tshark runs several times faster. Name the file with the plugin's
+    `annotations` preference.
+
+    Example:
+
+        tcpdiag wireshark annotate big.pcapng
+
+        tshark -r big.pcapng -X lua_script:$(tcpdiag wireshark path) -o tcpdiag.annotations:big.pcapng.tcpdiag.lua -Y 'tcpdiag.limit == "rwnd"'
+    """
+    from tcpdiag.cli import boundary
+
+    out = output or f"{capture}.tcpdiag.lua"
+    boundary(write_annotations)(capture, out)
+    click.echo(f"wrote {out}; use it with: -o {preference(Path(out).resolve())}", err=True)
+
+
 @wireshark.command("open")
 @click.argument("capture", type=click.Path(dir_okay=False))
 @click.option("--wireshark", "exe", default="wireshark", show_default=True, help="Wireshark executable.")
-def open_cmd(capture: str, exe: str) -> None:
-    """Open CAPTURE in Wireshark with the plugin loaded (no install needed).
+@click.option("--lua-only", is_flag=True, help="Analyse in Lua inside Wireshark instead of loading the "
+              "engine's annotations (slower; what the plugin does when installed on its own).")
+def open_cmd(capture: str, exe: str, lua_only: bool) -> None:
+    """Open CAPTURE in Wireshark with the plugin loaded (no install needed), showing the
+    engine's results for it (annotations, cached per capture).
 
     Example:
 
@@ -127,7 +183,26 @@ def open_cmd(capture: str, exe: str) -> None:
               f"or load the plugin yourself: wireshark -X lua_script:{plugin_path()} {capture}", EXIT_MISSING_PROGRAM)
     if not Path(capture).is_file():
         _fail(f"{capture}: no such file", EXIT_INPUT)
-    args = [program, "-X", f"lua_script:{plugin_path()}", "-r", capture]
+    args = [program, "-X", f"lua_script:{plugin_path()}"]
+    if not lua_only:
+        from tcpdiag.cli import boundary
+
+        cached = annotations_cache(capture)
+        if not cached.is_file():
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                _fail(f"{cached.parent}: cannot keep annotations there: {e.strerror or e}", EXIT_OUTPUT)
+            partial = cached.with_suffix(".part")
+            try:
+                boundary(write_annotations)(capture, str(partial))
+            except SystemExit as e:
+                if e.code != EXIT_DAMAGED:
+                    raise
+                # Damaged: the frames before the damage are annotated; Wireshark shows those too.
+            os.replace(partial, cached)
+        args += ["-o", preference(cached)]
+    args += ["-r", capture]
     if sys.platform == "win32":
         sys.exit(subprocess.call(args))
     os.execv(program, args)

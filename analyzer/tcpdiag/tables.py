@@ -144,6 +144,15 @@ def write_packets_csv(path: str, out: str, analysis: bool = False) -> ScanResult
     return res
 
 
+def write_annotations(path: str, out: str) -> ScanResult:
+    """Writes the Wireshark plugin's annotations of `path` (the engine's per-packet notes
+    and flow verdicts, docs/wireshark.md) to the file `out`."""
+    raw = _native.write_annotations(path, out)
+    res = _result(path, raw)
+    res.extra["write_error"] = raw.get("write_error")
+    return res
+
+
 class PacketChunks:
     """Iterates the packets table in chunks (dicts of numpy arrays); `.result` after the end."""
 

@@ -17,6 +17,7 @@ use pyo3::types::{PyDict, PyList};
 use tcpdiag_core::analyse::vantage::Vantage;
 use tcpdiag_core::analyse::verdict::{judge, FlowVerdict, Value};
 use tcpdiag_core::analyse::{Analyzer, FlowState, LimitState, NoNotes};
+use tcpdiag_core::emit::annotations::Annotations;
 use tcpdiag_core::emit::csv::PacketCsv;
 use tcpdiag_core::emit::{AnalysisColumns, PacketColumns};
 use tcpdiag_core::flow::FlowSummary;
@@ -223,6 +224,38 @@ fn analyze<'py>(py: Python<'py>, path: &str, vantage: Option<&str>) -> PyResult<
     Ok(d)
 }
 
+/// Writes the Wireshark plugin's annotations of a capture (emit/annotations.rs) to `out`.
+#[pyfunction]
+#[pyo3(signature = (path, out, vantage = None))]
+fn write_annotations<'py>(py: Python<'py>, path: &str, out: &str, vantage: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
+    let vantage = parse_vantage(vantage)?;
+    let reader = match open(py, path)? {
+        Ok(r) => r,
+        Err(d) => return Ok(d),
+    };
+    let (out_path, capture) = (out.to_string(), path.to_string());
+    let capture_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    let (scan, write_err) = py.detach(|| {
+        guarded(path, move || -> std::io::Result<(Scan, Option<std::io::Error>)> {
+            let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out_path)?);
+            let mut analyzer = Analyzer::new(Annotations::new(file, &capture, capture_bytes));
+            let scan = scan(reader, &mut analyzer);
+            let empty = FlowState::default();
+            let verdicts: Vec<FlowVerdict> = scan
+                .flows
+                .iter()
+                .map(|f| judge(analyzer.flows.get(f.stream as usize).unwrap_or(&empty), f, vantage))
+                .collect();
+            let err = analyzer.out.finish(&scan.flows, &verdicts).err();
+            Ok((scan, err))
+        })
+    })?
+    .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{out}: {e}")))?;
+    let d = result_dict(py, &scan)?;
+    d.set_item("write_error", write_err.map(|e| e.to_string()))?;
+    Ok(d)
+}
+
 /// Streams the packets table as CSV to `out` ("-" for standard output), with the
 /// analysis columns when `analysis` is true.
 #[pyfunction]
@@ -406,6 +439,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(scan_flows, m)?)?;
     m.add_function(wrap_pyfunction!(write_packets_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(write_annotations, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_class::<PacketChunks>()?;
     etl::register(m)?;

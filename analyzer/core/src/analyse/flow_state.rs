@@ -137,6 +137,7 @@ impl FlowState {
             let raw = self.last_window_raw[r];
             if let Some(shift) = self.scaling[r].as_mut().and_then(|s| s.infer_from_flight(raw, flight_d)) {
                 self.inferred_shift[r] = Some(shift);
+                notes.inferred_shift = Some((shift, flight_d));
                 let (w, b) = self.scaling[r].unwrap().rwnd(raw, false);
                 self.rwnd_for[d] = Some(w);
                 self.rwnd_basis[d] = Some(b);
@@ -181,6 +182,8 @@ impl FlowState {
         notes.cwnd_conf = self.cwnd[dd].confidence;
         let settled = self.senders[dd].settled_view(ts);
         notes.limit = self.limits[dd].update(&self.senders[dd], &view, &settled, &self.cwnd[dd], rwnd_dd, ts, frame);
+        notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;
+        notes.vantage = self.handshake.vantage(dd);
         notes
     }
 

@@ -1,6 +1,7 @@
 //! What the analysis says about one packet. Causal: every value depends only on this
 //! packet and earlier ones, so a one-pass reader (tshark without -2) can show the same.
 
+use super::vantage::Vantage;
 use super::window::RwndBasis;
 
 /// How a retransmission was triggered (RFC 5681, RFC 6298, RFC 6675, RFC 8985).
@@ -152,4 +153,11 @@ pub struct PacketNotes {
     /// The same packet seen again (same bytes, same IPv4 ID).
     pub duplicate: bool,
     pub rtt_ns: Option<i64>,
+    /// For the Wireshark plugin's tree only (not in the packets table): the vantage from
+    /// the handshake relative to `data_dir`'s sender (unknown until the handshake's ACK),
+    /// RACK's reordering window (min RTT / 4), and a window scale this packet proved
+    /// (the flight that proved it).
+    pub vantage: Vantage,
+    pub rack_ns: i64,
+    pub inferred_shift: Option<(u8, u64)>,
 }

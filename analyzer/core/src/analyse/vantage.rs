@@ -8,9 +8,10 @@
 
 use crate::decode::{flags, TcpSegment};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(u8)]
 pub enum Vantage {
+    #[default]
     Unknown = 0,
     SenderSide = 1,
     ReceiverSide = 2,

@@ -1,6 +1,7 @@
 //! ⑤ emit: columnar tables (packets, analysis, flows) for Python, and streaming CSV.
 
 pub mod analysis;
+pub mod annotations;
 pub mod csv;
 pub mod packets;
 
