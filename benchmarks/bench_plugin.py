@@ -49,8 +49,10 @@ MODES = {
 
 
 def tcpdiag_exe() -> list[str]:
+    """The tcpdiag beside this Python, else the one on PATH (tools/env.sh puts it in .venv)."""
     script = Path(sys.executable).parent / "tcpdiag"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "tcpdiag.cli"]
+    found = str(script) if script.exists() else shutil.which("tcpdiag") or str(ROOT / ".venv" / "bin" / "tcpdiag")
+    return [found]
 
 
 def build_capture(out: Path, copies: int) -> Path:
