@@ -21,6 +21,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -93,7 +94,8 @@ def main() -> None:
             print(f"{label} -j{j}: peak RSS {r.get('max_rss_mb', float('nan')):.0f} MB, wall {r.get('wall_s', 0):.1f} s, "
                   f"engine {r.get('engine', r.get('error'))}")
     if a.scan and a.cli:
-        r = timed([a.cli, "analyze", a.scan, "--top", "3", "--csv", "/dev/null"])
+        with tempfile.TemporaryDirectory() as csv_dir:    # --csv takes a directory
+            r = timed([a.cli, "analyze", a.scan, "--top", "3", "--csv", csv_dir])
         r["label"] = "scan-1m CLI (pandas table of 1M rows)"
         mem.append(r)
         print(f"CLI on scan-1m: peak RSS {r.get('max_rss_mb', float('nan')):.0f} MB, wall {r.get('wall_s', 0):.1f} s")

@@ -109,9 +109,10 @@ def test_annotations_of_another_capture_are_refused(tshark, tmp_path):
     annotations away: one line, no values, no Lua error."""
     ann = pc.annotate(SAMPLES / "small_rcvbuf.sender.pcap.gz", tmp_path / "a.lua")
     rows, stderr = pc.tshark_plugin_rows(SAMPLES / "reordering.sender.pcap.gz", annotations=ann,
-                                         extra=["_ws.lua.error"])
-    assert "are not this capture's" in stderr and stderr.count("tcpdiag:") == 1, stderr
+                                         extra=["tcpdiag.annotations_mismatch", "_ws.lua.error"])
+    assert "not this capture's" in stderr and stderr.count("tcpdiag:") == 1, stderr
     assert not any(any(v[:len(pc.COLUMNS)]) or v[-1] for v in rows.values())
+    assert sum(bool(v[-2]) for v in rows.values()) == 1, "one expert info for the GUI"
 
 
 def test_unusable_annotations_leave_a_message_and_the_lua_analysis(tshark, tmp_path):

@@ -1597,6 +1597,10 @@ do
         ei[id] = ProtoExpert.new(c.field, c.message, GROUP[c.group], SEVERITY[c.severity])
         list[#list + 1] = ei[id]
     end
+    -- Not from the catalogue: the annotations file belongs to another capture.
+    ei.annotations_mismatch = ProtoExpert.new("tcpdiag.annotations_mismatch",
+        "tcpdiag annotations of another capture: ignored", expert.group.PROTOCOL, expert.severity.WARN)
+    list[#list + 1] = ei.annotations_mismatch
     tcpdiag.experts = list
 end
 local DIR_NAME = { [0] = "A→B", [1] = "B→A" }
@@ -1892,9 +1896,12 @@ function tcpdiag.dissector(tvb, pinfo, tree)
         rec = chunk and chunk[number] or false
         local first = a.data.first
         if rec and (rec[15] ~= pinfo.len or (first.frame == number and first.abs_ts ~= pinfo.abs_ts)) then
-            -- Not this capture's annotations: show nothing rather than another file's values.
-            io.stderr:write(string.format("tcpdiag: %s: frame %d (%d bytes at %.9f) is not in them: they are "
-                .. "not this capture's; ignoring them\n", a.path, number, pinfo.len, pinfo.abs_ts))
+            -- Not this capture's annotations: show nothing rather than another file's values
+            -- (said once, on standard error and as an expert info for the GUI).
+            local msg = string.format("%s: frame %d (%d bytes at %.9f) is not in them: they are not this "
+                .. "capture's; ignoring them", a.path, number, pinfo.len, pinfo.abs_ts)
+            io.stderr:write("tcpdiag: " .. msg .. "\n")
+            tree:add(tcpdiag):add_proto_expert_info(ei.annotations_mismatch, "tcpdiag: " .. msg)
             state.annotated = nil
             state.next = -1
             return
