@@ -110,7 +110,13 @@ class Analysis(ReportMixin):
         res = tables._result(raw.get("file", path), {k: raw[k] for k in ("flows", "stats", "error")})
         tables.check(res, errors)
         self.scan = res
-        self.verdicts = {v["stream"]: FlowVerdict.from_native(v) for v in raw["verdicts"]}
+        # Converted from the end, each native dict released once converted: on a million
+        # flows the dicts and the objects made from them do not coexist.
+        pending = raw.pop("verdicts")
+        built = []
+        while pending:
+            built.append(FlowVerdict.from_native(pending.pop()))
+        self.verdicts = {v.stream: v for v in reversed(built)}
 
     @property
     def stats(self) -> dict[str, Any]:

@@ -212,15 +212,26 @@ fn analyze<'py>(py: Python<'py>, path: &str, vantage: Option<&str>) -> PyResult<
             return Ok(d);
         }
     };
-    let (scan, states) = py.detach(|| {
+    // Judged before any Python object is made, and each flow's state dropped once judged:
+    // the states (kilobytes a flow) and the Python dicts never coexist.
+    let (scan, judged) = py.detach(|| {
         guarded(path, || {
             let mut analyzer = Analyzer::new(NoNotes);
             let scan = scan(reader, &mut analyzer);
-            (scan, analyzer.flows)
+            // States are indexed by stream like the flows (none for a flow seen only in
+            // ICMP errors at the end).
+            let mut states = analyzer.flows.into_iter();
+            let judged: Vec<FlowVerdict> =
+                scan.flows.iter().map(|f| judge(&states.next().unwrap_or_default(), f, vantage)).collect();
+            (scan, judged)
         })
     })?;
     let d = result_dict(py, &scan)?;
-    d.set_item("verdicts", verdicts(py, &scan, &states, vantage)?)?;
+    let out = PyList::empty(py);
+    for (f, v) in scan.flows.iter().zip(&judged) {
+        out.append(verdict_dict(py, f.stream, v)?)?;
+    }
+    d.set_item("verdicts", out)?;
     Ok(d)
 }
 
