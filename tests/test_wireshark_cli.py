@@ -54,3 +54,34 @@ def test_help_has_examples():
     for cmd in (["wireshark"], ["wireshark", "path"], ["wireshark", "install"], ["wireshark", "open"]):
         out = run_tcpdiag(*cmd, "--help", check=True).stdout.decode()
         assert "Example:" in out
+
+
+def test_open_annotates_once_and_wireshark_shows_the_verdicts(tmp_path, tshark):
+    """`tcpdiag wireshark FILE` hands Wireshark the plugin and the capture's annotations
+    (cached); a stand-in `wireshark` runs tshark with exactly those arguments."""
+    import subprocess
+
+    import tcpdiag
+    from conftest import tcpdiag_exe
+
+    out = tmp_path / "shown.tsv"
+    fake = tmp_path / "bin" / "wireshark"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/args\n'
+                    f'exec {tshark} "$@" -T fields -e tcpdiag.flow.verdict > {out}\n')
+    fake.chmod(0o755)
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    capture = SAMPLES / "small_rcvbuf.sender.pcap.gz"
+    want = {v.primary.id for v in tcpdiag.analyze(str(capture)).verdicts.values()}
+    for _ in range(2):
+        res = subprocess.run([*tcpdiag_exe(), "wireshark", "open", "--wireshark", str(fake), str(capture)],
+                             capture_output=True, env=env, timeout=300)
+        assert res.returncode == 0, res.stderr
+        assert set(out.read_text().split()) == want
+    cached = list((tmp_path / "cache" / "tcpdiag" / "annotations").iterdir())
+    assert len(cached) == 1 and cached[0].suffix == ".lua"
+    args = (tmp_path / "args").read_text().splitlines()
+    assert args[0] == args[1] and f"tcpdiag.annotations:{cached[0]}" in args[0]
+    res = subprocess.run([*tcpdiag_exe(), "wireshark", "open", "--lua-only", "--wireshark", str(fake), str(capture)],
+                         capture_output=True, env=env, timeout=300)
+    assert res.returncode == 0 and "tcpdiag.annotations" not in (tmp_path / "args").read_text().splitlines()[2]
