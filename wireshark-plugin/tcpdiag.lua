@@ -1608,16 +1608,25 @@ local BASIS, CONF, LIMIT, VANTAGE = core.BASIS, core.CONF, core.LIMIT, core.VANT
 local EVIDENCE_TEXT = { [1] = "DSACK", [2] = "timestamp echo (Eifel)" }
 
 local settings                      -- defined with the preferences below
+-- The verdict thresholds' defaults, the engine's: annotations hold verdicts made with these.
+local DEFAULT_THRESHOLDS = {
+    min_share_pct = 25,              -- verdict.rs MIN_SHARE
+    min_segments = 20,               -- verdict.rs MIN_SEGMENTS
+    queue_inflation_pct = 150,       -- verdict.rs QUEUE_INFLATION
+    flat_rtts = 8,                   -- limit.rs FLAT_RTTS
+}
 
 local loaded = {}                   -- the preference's file, read once (init runs per file)
 local function load_annotations()
     if preloaded then return preloaded end
     local path = settings and settings.annotations or ""
     if path == "" then return nil end
-    if settings.min_share_pct ~= 25 or settings.min_segments ~= 20 or settings.queue_inflation_pct ~= 150
-       or settings.flat_rtts ~= 8 then
-        io.stderr:write("tcpdiag: thresholds changed in the preferences: analysing in Lua, not using " .. path .. "\n")
-        return nil
+    for name, default in pairs(DEFAULT_THRESHOLDS) do
+        if settings[name] ~= default then
+            io.stderr:write("tcpdiag: thresholds changed in the preferences: analysing in Lua, not using "
+                            .. path .. "\n")
+            return nil
+        end
     end
     if loaded.path ~= path then loaded.path, loaded.value = path, read_annotations(path) end
     return loaded.value
@@ -1790,8 +1799,6 @@ local function show_events(t, n, number)
     end
 end
 
--- The flow's verdict as of now, with its texts formatted once (recomputed only when the
--- flow has grown).
 -- A chunk of an annotations table (packets or flows), built on first use.
 local function annotated_chunk(kind, n)
     local a = state.annotated
@@ -1805,6 +1812,8 @@ local function annotated_chunk(kind, n)
     return c
 end
 
+-- The flow's verdict as of now, with its texts formatted once (recomputed only when the
+-- flow has grown).
 local function flow_verdict(stream)
     local fl, v
     if state.annotated then
@@ -1890,9 +1899,7 @@ function tcpdiag.dissector(tvb, pinfo, tree)
     local known_all = state.annotated ~= nil      -- the whole capture's results are at hand
     if known_all then
         local a = state.annotated
-        local k = math.floor((number - 1) / a.data.chunk)
-        local chunk = a.packets[k]
-        if chunk == nil then chunk = annotated_chunk("packets", number - 1) end
+        local chunk = annotated_chunk("packets", number - 1)
         rec = chunk and chunk[number] or false
         local first = a.data.first
         if rec and (rec[15] ~= pinfo.len or (first.frame == number and first.abs_ts ~= pinfo.abs_ts)) then
@@ -2008,12 +2015,9 @@ end
 settings = {
     experts = true,                  -- add expert infos
     verdicts = true,                 -- show each flow's verdict once the capture is read
-    min_share_pct = 25,              -- verdict.rs MIN_SHARE
-    min_segments = 20,               -- verdict.rs MIN_SEGMENTS
-    queue_inflation_pct = 150,       -- verdict.rs QUEUE_INFLATION
-    flat_rtts = 8,                   -- limit.rs FLAT_RTTS
     annotations = "",                -- the engine's results for this capture (annotated mode)
 }
+for name, default in pairs(DEFAULT_THRESHOLDS) do settings[name] = default end
 tcpdiag.prefs.experts = Pref.bool("Expert infos", settings.experts,
     "Add expert infos for retransmissions, DSACKs, reordering, zero windows ... and the verdicts")
 tcpdiag.prefs.verdicts = Pref.bool("Flow verdicts", settings.verdicts,

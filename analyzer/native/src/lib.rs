@@ -7,9 +7,11 @@
 mod etl;
 mod parallel;
 
+use std::borrow::Borrow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use numpy::PyArray1;
+
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -181,12 +183,25 @@ fn verdict_dict<'py>(py: Python<'py>, stream: u32, v: &FlowVerdict) -> PyResult<
     Ok(d)
 }
 
-fn verdicts<'py>(py: Python<'py>, scan: &Scan, states: &[FlowState], vantage: Option<Vantage>) -> PyResult<Bound<'py, PyList>> {
+/// Every flow's verdict, in stream order. `states` are indexed by stream like the flows
+/// (none for a flow seen only in ICMP errors at the end); owned states are dropped as soon
+/// as they are judged.
+fn judge_all<S: Borrow<FlowState>>(states: impl IntoIterator<Item = S>, flows: &[FlowSummary], vantage: Option<Vantage>) -> Vec<FlowVerdict> {
+    let mut states = states.into_iter();
+    flows
+        .iter()
+        .map(|f| match states.next() {
+            Some(st) => judge(st.borrow(), f, vantage),
+            None => judge(&FlowState::default(), f, vantage),
+        })
+        .collect()
+}
+
+/// The verdicts as a list of dicts (one per flow, in `flows` order).
+pub(crate) fn verdict_list<'py>(py: Python<'py>, flows: &[FlowSummary], verdicts: &[FlowVerdict]) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
-    let empty = FlowState::default();
-    for f in &scan.flows {
-        let st = states.get(f.stream as usize).unwrap_or(&empty);
-        out.append(verdict_dict(py, f.stream, &judge(st, f, vantage))?)?;
+    for (f, v) in flows.iter().zip(verdicts) {
+        out.append(verdict_dict(py, f.stream, v)?)?;
     }
     Ok(out)
 }
@@ -218,20 +233,12 @@ fn analyze<'py>(py: Python<'py>, path: &str, vantage: Option<&str>) -> PyResult<
         guarded(path, || {
             let mut analyzer = Analyzer::new(NoNotes);
             let scan = scan(reader, &mut analyzer);
-            // States are indexed by stream like the flows (none for a flow seen only in
-            // ICMP errors at the end).
-            let mut states = analyzer.flows.into_iter();
-            let judged: Vec<FlowVerdict> =
-                scan.flows.iter().map(|f| judge(&states.next().unwrap_or_default(), f, vantage)).collect();
+            let judged = judge_all(analyzer.flows, &scan.flows, vantage);
             (scan, judged)
         })
     })?;
     let d = result_dict(py, &scan)?;
-    let out = PyList::empty(py);
-    for (f, v) in scan.flows.iter().zip(&judged) {
-        out.append(verdict_dict(py, f.stream, v)?)?;
-    }
-    d.set_item("verdicts", out)?;
+    d.set_item("verdicts", verdict_list(py, &scan.flows, &judged)?)?;
     Ok(d)
 }
 
@@ -251,13 +258,9 @@ fn write_annotations<'py>(py: Python<'py>, path: &str, out: &str, vantage: Optio
             let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out_path)?);
             let mut analyzer = Analyzer::new(Annotations::new(file, &capture, capture_bytes));
             let scan = scan(reader, &mut analyzer);
-            let empty = FlowState::default();
-            let verdicts: Vec<FlowVerdict> = scan
-                .flows
-                .iter()
-                .map(|f| judge(analyzer.flows.get(f.stream as usize).unwrap_or(&empty), f, vantage))
-                .collect();
-            let err = analyzer.out.finish(&scan.flows, &verdicts).err();
+            let Analyzer { flows: states, out } = analyzer;
+            let verdicts = judge_all(states, &scan.flows, vantage);
+            let err = out.finish(&scan.flows, &verdicts).err();
             Ok((scan, err))
         })
     })?
@@ -439,7 +442,7 @@ impl PacketChunks {
         let Some(scan) = &self.finished else { return Ok(None) };
         let d = result_dict(py, scan)?;
         if let Some(Collect::Analysis(a)) = &self.collect {
-            d.set_item("verdicts", verdicts(py, scan, &a.flows, self.vantage)?)?;
+            d.set_item("verdicts", verdict_list(py, &scan.flows, &judge_all(&a.flows, &scan.flows, self.vantage))?)?;
         }
         Ok(Some(d))
     }

@@ -15,7 +15,7 @@ use tcpdiag_core::live::LiveCapture;
 use tcpdiag_core::parallel::{run, run_on, EngineOptions, EngineStats, Outcome};
 use tcpdiag_core::pipeline::{Scan, ScanStats};
 
-use super::{flows_dict, guarded, parse_vantage, result_dict, verdict_dict};
+use super::{flows_dict, guarded, parse_vantage, result_dict, verdict_dict, verdict_list};
 
 fn engine_options(jobs: usize, vantage: Option<&str>, idle_timeout: Option<f64>, close_grace: f64) -> PyResult<EngineOptions> {
     let secs = |s: f64| (s * 1e9) as i64;
@@ -46,11 +46,7 @@ fn engine_dict<'py>(py: Python<'py>, e: &EngineStats, episodes: &[(u32, u32)]) -
 
 fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
     let d = result_dict(py, &o.scan)?;
-    let vs = PyList::empty(py);
-    for (f, v) in o.scan.flows.iter().zip(&o.verdicts) {
-        vs.append(verdict_dict(py, f.stream, v)?)?;
-    }
-    d.set_item("verdicts", vs)?;
+    d.set_item("verdicts", verdict_list(py, &o.scan.flows, &o.verdicts)?)?;
     d.set_item("engine", engine_dict(py, &o.engine, &o.episodes)?)?;
     Ok(d)
 }

@@ -240,7 +240,6 @@ fn lua_number(x: f64) -> String {
     } else if x.is_infinite() {
         if x > 0.0 { "math.huge".into() } else { "(-math.huge)".into() }
     } else {
-        // Rust's shortest representation that reads back as the same double.
         format!("{x:?}")
     }
 }

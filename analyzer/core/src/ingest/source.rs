@@ -266,7 +266,7 @@ fn is_gzip(file: &File) -> bool {
     let n = std::os::unix::fs::FileExt::read_at(file, &mut magic, 0).unwrap_or(0);
     #[cfg(not(unix))]
     let n = 0;
-    n == 2 && magic == [0x1f, 0x8b]
+    n == 2 && magic == super::GZIP_MAGIC
 }
 
 /// A reader whose first read fails with the error it holds (a seek that failed).

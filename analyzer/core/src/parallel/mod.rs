@@ -3,20 +3,22 @@
 //! One thread reads, decodes and places every frame (③ flow numbering is order-dependent,
 //! so it stays sequential and cheap); it ships each placed segment — what the analysis
 //! reads of the decoded [`TcpSegment`] plus frame number and time, never the frame bytes
-//! (see `shipped.rs`) — in batches over a bounded channel to worker `flow % jobs`. Each worker owns the [`FlowState`]s of its flows
-//! and judges a flow when the reader tells it the flow is finished. Per flow, segments
-//! arrive in capture order, so every flow's analysis is the one the single-thread
-//! [`Analyzer`](crate::analyse::Analyzer) computes: results do not depend on `jobs`.
+//! (see `shipped.rs`) — in batches over a bounded channel to worker `flow % jobs`. Each
+//! worker owns the [`FlowState`]s of its flows and judges a flow when the reader tells it
+//! the flow is finished. Per flow, segments arrive in capture order, so every flow's
+//! analysis is the one the single-thread [`Analyzer`](crate::analyse::Analyzer) computes:
+//! results do not depend on `jobs`.
 //!
 //! Memory. Each channel holds at most [`QUEUE_BATCHES`] batches of [`BATCH`] segments, so
 //! in-flight data is bounded by `jobs × QUEUE_BATCHES × BATCH × size_of::<Msg>()` (64 bytes;
 //! SACK blocks add at most 32 bytes a segment). A flow idle for `idle_timeout` of capture
-//! time, or closed (RST, or FIN both ways) and idle for `close_grace`, is judged and its state dropped: analysis state is proportional to the
-//! flows active at one time. What stays for every flow ever seen is the numbering record
-//! (key, base sequence numbers, the flows-table row) — Wireshark keeps the same, and it is
-//! what makes a later segment with the same 4-tuple join the same `tcp.stream` (or a new
-//! one under the port-reuse rule) exactly as without eviction. Such a segment restarts the
-//! flow's analysis (an *episode*); the flow keeps the verdict of its largest episode.
+//! time, or closed (RST, or FIN both ways) and idle for `close_grace`, is judged and its
+//! state dropped: analysis state is proportional to the flows active at one time. What
+//! stays for every flow ever seen is the numbering record (key, base sequence numbers, the
+//! flows-table row) — Wireshark keeps the same, and it is what makes a later segment with
+//! the same 4-tuple join the same `tcp.stream` (or a new one under the port-reuse rule)
+//! exactly as without eviction. Such a segment restarts the flow's analysis (an
+//! *episode*); the flow keeps the verdict of its largest episode.
 
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::thread::JoinHandle;
@@ -78,7 +80,6 @@ enum Msg {
 }
 
 /// Messages for one worker, and the SACK blocks their segments refer to.
-#[derive(Default)]
 struct Batch {
     msgs: Vec<Msg>,
     sacks: Vec<(u32, u32)>,
@@ -97,7 +98,7 @@ impl Batch {
 
 /// The analysis of a set of flows: one per worker thread, or inline.
 struct Worker {
-    /// Boxed: a map slot holds a pointer, not the 1.6 KB state (hash tables over-allocate).
+    /// Boxed: a map slot holds a pointer, not the 3.5 KB state (hash tables over-allocate).
     states: AHashMap<u32, Box<FlowState>>,
     vantage: Option<Vantage>,
 }
