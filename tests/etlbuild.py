@@ -12,6 +12,8 @@ import sys
 import uuid
 from pathlib import Path
 
+from pcapbuild import checksum
+
 PKTMON = uuid.UUID("4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac").bytes_le
 NDIS = uuid.UUID("2ed6006e-4729-4609-b423-3ee7bcd678ef").bytes_le
 TCPIP = uuid.UUID("2f07e2ee-15db-40f1-90ef-9d7ba282188a").bytes_le
@@ -129,23 +131,15 @@ def pktmon_packet(frame: bytes, component: int, group: int, dir_tag: int, appear
 MAC_A, MAC_B = bytes.fromhex("020000000001"), bytes.fromhex("020000000002")
 
 
-def _csum(b: bytes) -> int:
-    b += b"\0" * (len(b) % 2)
-    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
 def tcp_frame(src: tuple[str, int], dst: tuple[str, int], seq: int, ack: int, flags: int, payload: bytes = b"",
               win: int = 65535, mss: int | None = None) -> bytes:
     ip_src, ip_dst = (bytes(int(x) for x in a.split(".")) for a in (src[0], dst[0]))
     opts = struct.pack("!BBH", 2, 4, mss) if mss else b""
     tcp = struct.pack("!HHIIBBHHH", src[1], dst[1], seq, ack, (5 + len(opts) // 4) << 4, flags, win, 0, 0) + opts + payload
     pseudo = ip_src + ip_dst + struct.pack("!BBH", 0, 6, len(tcp))
-    tcp = tcp[:16] + struct.pack("!H", _csum(pseudo + tcp)) + tcp[18:]
+    tcp = tcp[:16] + struct.pack("!H", checksum(pseudo + tcp)) + tcp[18:]
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0x4000, 64, 6, 0, ip_src, ip_dst)
-    ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
+    ip = ip[:10] + struct.pack("!H", checksum(ip)) + ip[12:]
     macs = (MAC_B + MAC_A) if src[0].endswith(".1") else (MAC_A + MAC_B)
     return macs + b"\x08\x00" + ip + tcp
 

@@ -6,15 +6,7 @@
 -- Prints "ok <frames> <items>" or the first differences, and exits 1 on a failure.
 local plugin_path, seed = arg[1], tonumber(arg[2] or "1")
 
-local function split(s, sep)
-    local out, i = {}, 1
-    while true do
-        local j = s:find(sep, i, true)
-        if not j then out[#out + 1] = s:sub(i); return out end
-        out[#out + 1] = s:sub(i, j - 1)
-        i = j + 1
-    end
-end
+local split = dofile((arg[0]:match("^(.*)[/\\]") or ".") .. "/split.lua")
 
 -- Packet bytes (a stand-in Tvb) and the frames as the field extractors return them.
 local function tvb_of(bytes)

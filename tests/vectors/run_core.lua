@@ -5,15 +5,7 @@
 local core = dofile(arg[1])
 local analyzer = core.new()
 
-local function split(s, sep)
-    local out, i = {}, 1
-    while true do
-        local j = s:find(sep, i, true)
-        if not j then out[#out + 1] = s:sub(i); return out end
-        out[#out + 1] = s:sub(i, j - 1)
-        i = j + 1
-    end
-end
+local split = dofile((arg[0]:match("^(.*)[/\\]") or ".") .. "/split.lua")
 local function opt(s) if s ~= "" then return tonumber(s) end end
 
 local header = split(io.read("*l"), "\t")

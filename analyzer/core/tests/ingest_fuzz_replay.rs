@@ -3,24 +3,10 @@
 //! that stable-toolchain CI exercises the same property: no input panics or hangs.
 //! `TCPDIAG_FUZZ_ITERS` raises the mutation count (default 20000).
 
-use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use tcpdiag_core::ingest::CaptureReader;
-
-/// Same loop as the fuzz target.
-fn read_everything(data: &[u8]) {
-    let Ok(mut reader) = CaptureReader::from_read(Box::new(Cursor::new(data.to_vec()))) else {
-        return;
-    };
-    let mut last = 0;
-    while let Ok(Some(frame)) = reader.next_frame() {
-        assert_eq!(frame.caplen as usize, frame.data.len());
-        assert!(frame.number > last);
-        last = frame.number;
-    }
-    assert!(matches!(reader.next_frame(), Ok(None)));
-}
+// The fuzz target's own loop: `read_everything(data)`.
+include!("common/fuzz_ingest.rs");
 
 fn files_in(dir: &Path) -> Vec<Vec<u8>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
