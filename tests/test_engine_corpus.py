@@ -97,5 +97,5 @@ def test_dsack_and_retransmissions_match_wireshark(path, tshark):
 ])
 def test_textbook_verdicts(rel, expected, corpus):
     a = tcpdiag.analyze(str(corpus / rel))
-    main = max(a.verdicts.values(), key=lambda v: v.facts["data_bytes"])
+    main = max(a.verdicts.values(), key=lambda v: v.row["data_bytes"])
     assert main.primary.id == expected, [(f.id, round(f.share, 2)) for f in main.findings]

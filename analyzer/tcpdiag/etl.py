@@ -130,21 +130,20 @@ def windows_state(analysis: Any, stream: int):
     the `tcpip_events` rows whose connection is the flow's 4-tuple, in either direction,
     with `sender` = "a" or "b" (the flow endpoint that is Windows' local side). Empty when
     the trace has no TCPIP events for the flow (or is not an ETL trace)."""
+    # Cached on the analysis: several flows of one trace read its events once.
     cache = analysis.__dict__.setdefault("_etl_tcpip", {})
     if "df" not in cache:
         cache["df"] = tcpip_events(analysis.path) if is_trace(analysis.path) else None
     df = cache["df"]
-    flows = analysis.scan.flows
-    try:
-        i = flows["stream"].index(stream)
-    except ValueError:
-        raise KeyError(f"no flow {stream} in {analysis.path}") from None
+    if stream not in analysis.verdicts:
+        raise KeyError(f"no flow {stream} in {analysis.path}")
+    row = analysis.verdicts[stream].row
     if df is None or df.empty:
         import pandas as pd
 
         return pd.DataFrame(columns=["ts", "event_id", "event", "sender"])
-    a = (flows["a_addr"][i], flows["a_port"][i])
-    b = (flows["b_addr"][i], flows["b_port"][i])
+    a = (row["a_addr"], row["a_port"])
+    b = (row["b_addr"], row["b_port"])
     local = list(zip(df["local_addr"], df["local_port"]))
     remote = list(zip(df["remote_addr"], df["remote_port"]))
     sender = ["a" if (l, r) == (a, b) else "b" if (l, r) == (b, a) else None for l, r in zip(local, remote)]

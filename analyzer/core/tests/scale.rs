@@ -60,7 +60,7 @@ fn reference(p: &Path) -> (String, Vec<String>) {
     let verdicts = s
         .flows
         .iter()
-        .map(|f| format!("{:?}", judge(a.flows.get(f.stream as usize).unwrap_or(&empty), f, None)))
+        .map(|f| format!("{:?}", judge(a.flows.get(f.stream as usize).unwrap_or(&empty), f, Default::default())))
         .collect();
     (format!("{:?} {:?} {:?}", s.flows, s.stats, s.error.map(|e| e.to_string())), verdicts)
 }

@@ -3,6 +3,8 @@
 //! state and the verdict ([`verdict::FlowVerdict`]).
 
 pub mod catalogue;
+pub mod ceiling;
+pub mod finding;
 pub mod cwnd;
 pub mod dsack;
 pub mod flow_state;
@@ -10,6 +12,7 @@ pub mod limit;
 pub mod notes;
 pub mod rtt;
 pub mod scoreboard;
+pub mod units;
 pub mod sender;
 pub mod vantage;
 pub mod verdict;
@@ -37,6 +40,18 @@ pub struct NoNotes;
 impl NotesSink for NoNotes {
     #[inline]
     fn packet(&mut self, _: &Frame<'_>, _: &TcpSegment, _: Placement, _: &PacketNotes) {}
+}
+
+/// Two sinks fed the same notes (e.g. the analysis columns and the events).
+impl<A: NotesSink, B: NotesSink> NotesSink for (A, B) {
+    #[inline]
+    fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, notes: &PacketNotes) {
+        self.0.packet(frame, seg, place, notes);
+        self.1.packet(frame, seg, place, notes);
+    }
+    fn stopped(&self) -> bool {
+        self.0.stopped() || self.1.stopped()
+    }
 }
 
 /// The analysis sink: flow states indexed by flow number, notes handed to `out`.

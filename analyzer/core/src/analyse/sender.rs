@@ -91,6 +91,9 @@ pub struct View {
 #[derive(Debug, Default)]
 pub struct Sender {
     pub started: bool,
+    /// The first sequence number seen (the SYN's when captured): Wireshark's base for
+    /// relative sequence numbers.
+    pub base: SeqNumber,
     pub una: SeqNumber,
     pub max: SeqNumber,
     /// Segment size: the largest payload seen, capped by the peer's MSS option when it
@@ -254,6 +257,7 @@ impl Sender {
         }
         if !self.started {
             self.started = true;
+            self.base = seq;
             self.una = seq;
             self.max = seq;
         }
@@ -590,6 +594,11 @@ impl Sender {
         if let Some((l, r)) = dsack(ack, blocks) {
             // Reported whether or not this direction's data was captured.
             notes.dsack = true;
+            notes.dsack_edges = if self.started {
+                (l.distance_from(self.base) as u32, r.distance_from(self.base) as u32)
+            } else {
+                (l.0, r.0)
+            };
             self.dsacks += 1;
             self.prove(l, r, Evidence::Dsack, notes);
             sack_blocks = &blocks[1..];
@@ -707,6 +716,8 @@ impl Sender {
             if notes.spurious_of == 0 {
                 notes.spurious_of = rec.frame;
                 notes.spurious_by = how;
+                notes.spurious_orig = rec.orig_frame;
+                notes.spurious_ts = rec.ts_ns;
             }
             break;
         }

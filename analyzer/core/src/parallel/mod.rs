@@ -25,8 +25,7 @@ use std::thread::JoinHandle;
 
 use ahash::AHashMap;
 
-use crate::analyse::vantage::Vantage;
-use crate::analyse::verdict::{judge, FlowVerdict};
+use crate::analyse::verdict::{judge, FlowVerdict, JudgeOptions};
 use crate::analyse::FlowState;
 use crate::bpf::FrameFilter;
 use crate::decode::{self, Decoded, TcpSegment};
@@ -51,12 +50,13 @@ pub struct EngineOptions {
     pub idle_timeout_ns: Option<i64>,
     /// Finalise a closed flow (RST, or FIN in both directions) after this much idle time.
     pub close_grace_ns: i64,
-    pub vantage: Option<Vantage>,
+    /// Vantage override and target rate, for every verdict.
+    pub judge: JudgeOptions,
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions { jobs: 1, idle_timeout_ns: Some(300 * SEC), close_grace_ns: SEC, vantage: None }
+        EngineOptions { jobs: 1, idle_timeout_ns: Some(300 * SEC), close_grace_ns: SEC, judge: JudgeOptions::default() }
     }
 }
 
@@ -100,7 +100,7 @@ impl Batch {
 struct Worker {
     /// Boxed: a map slot holds a pointer, not the 3.5 KB state (hash tables over-allocate).
     states: AHashMap<u32, Box<FlowState>>,
-    vantage: Option<Vantage>,
+    judge: JudgeOptions,
 }
 
 impl Worker {
@@ -113,7 +113,7 @@ impl Worker {
 
     fn finish(&mut self, sum: &FlowSummary, out: &mut impl FnMut(u32, FlowVerdict)) {
         let st = self.states.remove(&sum.stream).unwrap_or_default();
-        out(sum.stream, judge(&st, sum, self.vantage));
+        out(sum.stream, judge(&st, sum, self.judge));
     }
 
     /// A batch, read in place (moving messages out would cost more than the analysis of
@@ -143,10 +143,10 @@ enum Lanes {
 
 impl Lanes {
     /// `threads` analysis threads beside the reading thread; 0 = analyse inline.
-    fn new(threads: usize, vantage: Option<Vantage>) -> Lanes {
+    fn new(threads: usize, judge: JudgeOptions) -> Lanes {
         let jobs = threads;
         if jobs == 0 {
-            return Lanes::Inline { worker: Worker { states: AHashMap::new(), vantage }, done: Vec::new() };
+            return Lanes::Inline { worker: Worker { states: AHashMap::new(), judge }, done: Vec::new() };
         }
         let (rtx, results) = channel::<(u32, FlowVerdict)>();
         let (spare_tx, spare) = channel::<Batch>();
@@ -159,7 +159,7 @@ impl Lanes {
             let h = std::thread::Builder::new()
                 .name(format!("tcpdiag-analyse-{i}"))
                 .spawn(move || {
-                    let mut w = Worker { states: AHashMap::new(), vantage };
+                    let mut w = Worker { states: AHashMap::new(), judge };
                     let mut send = |s: u32, v: FlowVerdict| {
                         let _ = rtx.send((s, v));
                     };
@@ -302,7 +302,7 @@ impl Engine {
             j if j < PIPELINE_FROM_JOBS => j - 1,
             j => j,
         };
-        let lanes = Lanes::new(threads, opts.vantage);
+        let lanes = Lanes::new(threads, opts.judge);
         Engine {
             opts,
             table: FlowTable::new(),
@@ -404,7 +404,7 @@ impl Engine {
         let Lanes::Inline { worker, .. } = &self.dispatch.lanes else { return None };
         let sum = self.table.flows().get(stream as usize)?;
         match worker.states.get(&stream) {
-            Some(st) => Some(judge(st, sum, self.opts.vantage)),
+            Some(st) => Some(judge(st, sum, self.opts.judge)),
             None => self.verdicts.by_stream.get(stream as usize).cloned().flatten(),
         }
     }
@@ -432,7 +432,7 @@ impl Engine {
         by_stream.resize_with(flows.len(), || None);
         for (f, v) in flows.iter().zip(by_stream.iter_mut()) {
             if v.is_none() {
-                *v = Some(judge(&empty, f, self.opts.vantage));
+                *v = Some(judge(&empty, f, self.opts.judge));
             }
         }
         // Same size as `FlowVerdict` (niche): collected in place, no second copy.
