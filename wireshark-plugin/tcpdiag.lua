@@ -1397,7 +1397,7 @@ local core = (function()
         loss_limited = { field = "tcpdiag.verdict.loss_limited", group = "sequence", severity = "warn", scope = "flow", message = "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis bound {mathis} at {rtt} RTT", remedy = "Find where packets are dropped (interface errors, policers, congested links); loss of {loss} caps TCP well below the link rate" },
         slow_start_overshoot = { field = "tcpdiag.verdict.slow_start_overshoot", group = "sequence", severity = "warn", scope = "flow", message = "Slow-start overshoot: {lost} segments lost in one round at the end of slow start (frame {frame})", remedy = "Use HyStart++ or pacing (e.g. fq qdisc), or give the bottleneck a queue of at least one BDP" },
         bandwidth_limited = { field = "tcpdiag.verdict.bandwidth_limited", group = "sequence", severity = "note", scope = "flow", message = "Bandwidth limited: {throughput} with {flight} in flight ≫ BDP; RTT grew from {min_rtt} to {rtt} (a full bottleneck queue)", remedy = "The path is full: more throughput needs more bandwidth; the standing queue adds latency (consider BBR or AQM)" },
-        not_limited = { field = "tcpdiag.verdict.not_limited", group = "comment", severity = "chat", scope = "flow", message = "No limit found: {reason}", remedy = "Nothing to fix in TCP for this flow" },
+        not_limited = { field = "tcpdiag.verdict.not_limited", group = "comment", severity = "chat", scope = "flow", message = "No limit found: {reason} ({data} of new data)", remedy = "Nothing to fix in TCP for this flow" },
     }
     -- END GENERATED CATALOGUE
 

@@ -66,7 +66,7 @@ def analyze_scaled(
     jobs: int = 1,
     vantage: str | None = None,
     filter: str | None = None,
-    idle_timeout: float | None = 300.0,
+    idle_timeout: float | None = None,
     close_grace: float = 1.0,
     target_bps: float | None = None,
 ) -> dict[str, Any]:

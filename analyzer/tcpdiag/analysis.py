@@ -81,26 +81,34 @@ class Verdicts(Mapping[int, FlowVerdict]):
     """stream → FlowVerdict, built on access (a capture may hold a million flows)."""
 
     def __init__(self, flows: pa.Table, findings: pa.Table) -> None:
+        # Both tables are in stream order: a flow is found by bisection, its findings are
+        # one slice.
         self._flows, self._findings = flows, findings
-        streams = flows.column("stream").to_numpy()
-        self._row = {int(s): i for i, s in enumerate(streams)}
-        f_streams = findings.column("stream").to_numpy()
-        # The findings table is in flow order: each flow's findings are one slice.
-        self._starts = np.searchsorted(f_streams, streams, side="left") if len(f_streams) else np.zeros(len(streams), int)
-        self._ends = np.searchsorted(f_streams, streams, side="right") if len(f_streams) else np.zeros(len(streams), int)
+        self._streams = flows.column("stream").to_numpy()
+        self._f_streams = findings.column("stream").to_numpy()
+
+    def _index(self, stream: int) -> int | None:
+        i = int(np.searchsorted(self._streams, stream))
+        return i if i < len(self._streams) and self._streams[i] == stream else None
+
+    def __contains__(self, stream: object) -> bool:
+        return isinstance(stream, (int, np.integer)) and self._index(int(stream)) is not None
 
     def __getitem__(self, stream: int) -> FlowVerdict:
-        i = self._row[int(stream)]
+        i = self._index(int(stream))
+        if i is None:
+            raise KeyError(stream)
         row = tables.rows(self._flows.slice(i, 1))[0]
-        lo, hi = int(self._starts[i]), int(self._ends[i])
+        lo = int(np.searchsorted(self._f_streams, stream, side="left"))
+        hi = int(np.searchsorted(self._f_streams, stream, side="right"))
         found = [Finding.from_row(r) for r in self._findings.slice(lo, hi - lo).to_pylist()]
         return FlowVerdict(int(stream), row, found)
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._row)
+        return (int(s) for s in self._streams)
 
     def __len__(self) -> int:
-        return len(self._row)
+        return len(self._streams)
 
     def rows(self, streams: list[int]) -> list[FlowVerdict]:
         return [self[s] for s in streams]
@@ -128,7 +136,7 @@ class Analysis:
         self.scan = res
         self.engine: dict[str, Any] = res.extra.pop("engine", {})
         self.flow_table: pa.Table = res.flows
-        self.finding_table: pa.Table = tables.table(res.extra.pop("findings"))
+        self.finding_table: pa.Table = tables.table(res.extra.pop("findings"), "findings")
         self.verdicts = Verdicts(self.flow_table, self.finding_table)
 
     @property

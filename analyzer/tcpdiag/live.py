@@ -54,7 +54,7 @@ class LiveRun:
 
     def snapshot(self) -> Snapshot:
         raw = self._s.snapshot()
-        return Snapshot(time.monotonic() - self._t0, tables.table(raw["flows"]), raw["stats"])
+        return Snapshot(time.monotonic() - self._t0, tables.table(raw["flows"], "verdict"), raw["stats"])
 
     def snapshots(self, refresh: float = 2.0, duration: float | None = None) -> Iterator[Snapshot]:
         """Captures in slices of `refresh` seconds, yielding a snapshot after each, until
@@ -73,4 +73,4 @@ class LiveRun:
     def finish(self) -> Final:
         """Ends the capture and judges every flow."""
         raw = self._s.finish()
-        return Final(tables.table(raw["flows"]), tables.table(raw["findings"]), raw["stats"])
+        return Final(tables.table(raw["flows"], "verdict"), tables.table(raw["findings"], "findings"), raw["stats"])

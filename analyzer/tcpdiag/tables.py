@@ -18,9 +18,15 @@ from tcpdiag import _native
 from tcpdiag.errors import CaptureDamagedError, CaptureError, CaptureWarning, NotACaptureError, from_native
 
 
-def table(batch: Any) -> pa.Table:
-    """A native batch (Arrow PyCapsule interface) as a pyarrow Table, without a copy."""
-    return pa.Table.from_batches([pa.record_batch(batch)])
+def table(batches: Any, name: str | None = None) -> pa.Table:
+    """Native batches (one, or a list: Arrow PyCapsule interface) as a pyarrow Table,
+    without a copy; `name` gives the schema of an empty list."""
+    if not isinstance(batches, list):
+        batches = [batches]
+    if not batches:
+        assert name is not None, "an empty table needs its schema's name"
+        return schema(name).empty_table()
+    return pa.Table.from_batches([pa.record_batch(b) for b in batches])
 
 
 def rows(t: pa.Table) -> list[dict[str, Any]]:
@@ -82,7 +88,8 @@ class ScanResult:
 def result(file: str, raw: dict) -> ScanResult:
     """A native result dict (`flows` batch, `stats`, `error`) as a ScanResult; other keys
     (findings, engine, write_error …) go to `extra`."""
-    res = ScanResult(file, table(raw["flows"]) if "flows" in raw else schema("flows").empty_table(), raw["stats"])
+    flows_schema = "verdict" if "findings" in raw else "flows"
+    res = ScanResult(file, table(raw.get("flows", []), flows_schema), raw["stats"])
     res.extra = {k: v for k, v in raw.items() if k not in ("flows", "stats", "error")}
     if raw["error"] is not None:
         res.error = from_native(file, raw["error"], partial=res)
@@ -126,9 +133,10 @@ def series_spec(flows: pa.Table) -> tuple:
     return tuple(flows.column(c).to_pylist() for c in ("stream", "data_dir", "rate_window_s"))
 
 
-#: Seconds of capture time after which an idle flow is judged and its state dropped.
-DEFAULT_IDLE_TIMEOUT = 300.0
-#: Seconds after which a closed flow (RST, or FIN both ways) is judged.
+#: Seconds of capture time after which an idle flow is judged and its state dropped
+#: (None: never; flows are judged whole).
+DEFAULT_IDLE_TIMEOUT = None
+#: Seconds after which a closed flow without data (RST, or FIN both ways) is judged.
 DEFAULT_CLOSE_GRACE = 1.0
 
 

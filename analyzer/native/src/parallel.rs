@@ -51,8 +51,8 @@ fn engine_dict<'py>(py: Python<'py>, e: &EngineStats, episodes: &[(u32, u32)]) -
     Ok(d)
 }
 
-fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
-    let d = analysis_result(py, &o.scan, &o.scan.flows, &o.verdicts)?;
+fn outcome_dict<'py>(py: Python<'py>, o: Outcome) -> PyResult<Bound<'py, PyDict>> {
+    let d = analysis_result(py, &o.scan, &o.scan.flows, o.verdicts)?;
     d.set_item("engine", engine_dict(py, &o.engine, &o.episodes)?)?;
     Ok(d)
 }
@@ -62,7 +62,7 @@ fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict
 /// capture time, `None` = never). Adds `"engine"`: peak active flows, evictions, episodes;
 /// an error dict carries `"input"`, the index of the capture that failed.
 #[pyfunction]
-#[pyo3(signature = (paths, jobs = 1, vantage = None, filter = None, idle_timeout = Some(300.0), close_grace = 1.0, target_bps = None))]
+#[pyo3(signature = (paths, jobs = 1, vantage = None, filter = None, idle_timeout = None, close_grace = 1.0, target_bps = None))]
 #[allow(clippy::too_many_arguments)]
 fn analyze_scaled<'py>(
     py: Python<'py>,
@@ -85,7 +85,7 @@ fn analyze_scaled<'py>(
             Ok(r) => readers.push(r),
             Err(e) => {
                 let scan = Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) };
-                let d = analysis_result(py, &scan, &[], &[])?;
+                let d = analysis_result(py, &scan, &[], Vec::new())?;
                 d.get_item("error")?.unwrap().set_item("input", i)?;
                 return Ok(d);
             }
@@ -103,7 +103,7 @@ fn analyze_scaled<'py>(
             }
         })
     })?;
-    let d = outcome_dict(py, &outcome)?;
+    let d = outcome_dict(py, outcome)?;
     if let Some(err) = d.get_item("error")?.filter(|e| !e.is_none()) {
         err.set_item("input", failed.unwrap_or(0))?;
     }
@@ -157,14 +157,14 @@ impl LiveSession {
             .filter_map(|&i| Some((e.table().flows()[i as usize].clone(), e.judge_now(i)?)))
             .unzip();
         let scan = Scan { flows: Vec::new(), stats: e.scan_stats().clone(), error: None };
-        analysis_result(py, &scan, &flows, &verdicts)
+        analysis_result(py, &scan, &flows, verdicts)
     }
 
     /// Ends the capture: every flow judged, as `analyze_scaled` returns.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let Some(cap) = self.cap.take() else { return Err(PyValueError::new_err("session finished")) };
         let o = py.detach(move || cap.finish());
-        outcome_dict(py, &o)
+        outcome_dict(py, o)
     }
 }
 

@@ -6,8 +6,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use tcpdiag_core::analyse::units;
-use tcpdiag_core::analyse::verdict::{FlowVerdict, JudgeOptions};
+use tcpdiag_core::analyse::verdict::FlowVerdict;
 use tcpdiag_core::analyse::{Analyzer, NoNotes};
+use tcpdiag_core::emit::diagnosis::Diagnosis;
 use tcpdiag_core::emit::events::EventColumns;
 use tcpdiag_core::emit::flows_table::{findings_batch, flows_batch};
 use tcpdiag_core::emit::packet_batch::{analysis_batches, packets_batch};
@@ -18,7 +19,7 @@ use tcpdiag_core::flow::FlowSummary;
 use tcpdiag_core::pipeline::{scan, NoSink, Scan, Scanner};
 
 use crate::batch::{empty, Batch};
-use crate::{guarded, judge_all, judge_options, open, result_dict};
+use crate::{guarded, judge_options, open, result_dict};
 
 /// `{"flows": Batch, "stats", "error"}`.
 fn flows_result<'py>(py: Python<'py>, scan: &Scan) -> PyResult<Bound<'py, PyDict>> {
@@ -27,17 +28,31 @@ fn flows_result<'py>(py: Python<'py>, scan: &Scan) -> PyResult<Bound<'py, PyDict
     Ok(d)
 }
 
-/// `{"flows": Batch (with the verdict columns), "findings": Batch, "stats", "error"}`.
+/// Flows per batch of the diagnosis tables: each batch's verdicts are rendered and their
+/// text freed before the next, so a million flows never hold text and tables at once.
+const VERDICT_BATCH: usize = 1 << 16;
+
+/// `{"flows": [Batch] (with the verdict columns), "findings": [Batch], "stats", "error"}`.
 pub(crate) fn analysis_result<'py>(
     py: Python<'py>,
     scan: &Scan,
     flows: &[FlowSummary],
-    verdicts: &[FlowVerdict],
+    mut verdicts: Vec<FlowVerdict>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = result_dict(py, scan)?;
-    let (f, x) = py.detach(|| (flows_batch(flows, Some(verdicts)), findings_batch(flows, verdicts)));
-    d.set_item("flows", Batch::of(f)?)?;
-    d.set_item("findings", Batch::of(x)?)?;
+    let (f, x) = py.detach(|| {
+        let (mut f, mut x) = (Vec::new(), Vec::new());
+        for (sums, vs) in flows.chunks(VERDICT_BATCH).zip(verdicts.chunks_mut(VERDICT_BATCH)) {
+            f.push(flows_batch(sums, Some(vs)));
+            x.push(findings_batch(sums, vs));
+            vs.iter_mut().for_each(|v| v.findings = Vec::new());
+        }
+        (f, x)
+    });
+    drop(verdicts);
+    let batches = |r: Vec<Result<_, _>>| r.into_iter().map(Batch::of).collect::<PyResult<Vec<Batch>>>();
+    d.set_item("flows", batches(f)?)?;
+    d.set_item("findings", batches(x)?)?;
     Ok(d)
 }
 
@@ -51,24 +66,35 @@ fn scan_flows<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> 
     flows_result(py, &scan)
 }
 
+/// `{"flows": [Batch], "findings": [Batch], "stats", "error"}` from a finished diagnosis.
+fn diagnosis_result<'py>(py: Python<'py>, scan: &Scan, d: Diagnosis) -> PyResult<Bound<'py, PyDict>> {
+    let dict = result_dict(py, scan)?;
+    let (flows, findings) =
+        py.detach(|| d.finish(&scan.flows)).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}")))?;
+    dict.set_item("flows", vec![Batch::new(flows)])?;
+    dict.set_item("findings", vec![Batch::new(findings)])?;
+    Ok(dict)
+}
+
 /// Every flow's verdict: the flows table with the diagnosis columns, and the findings.
 #[pyfunction]
 #[pyo3(signature = (path, vantage = None, target_bps = None))]
 fn analyze<'py>(py: Python<'py>, path: &str, vantage: Option<&str>, target_bps: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
     let opts = judge_options(vantage, target_bps)?;
-    let (scan, verdicts) = match open(path)? {
+    let (scan, diagnosis) = match open(path)? {
         Ok(reader) => py.detach(|| {
             guarded(path, || {
-                // Each flow's state is dropped once judged: states and tables never coexist.
-                let mut analyzer = Analyzer::new(NoNotes);
+                // Each flow is judged once closed, its state dropped and its verdict put in
+                // the tables: states, verdicts and tables never pile up.
+                let mut analyzer = Analyzer::with_store(NoNotes, opts, Diagnosis::new(opts));
                 let scan = scan(reader, &mut analyzer);
-                let verdicts = judge_all(analyzer.flows, &scan.flows, opts);
-                (scan, verdicts)
+                let (diagnosis, _) = analyzer.finish_into(&scan.flows);
+                (scan, diagnosis)
             })
         })?,
-        Err(failed) => (failed, Vec::new()),
+        Err(failed) => (failed, Diagnosis::new(opts)),
     };
-    analysis_result(py, &scan, &scan.flows, &verdicts)
+    diagnosis_result(py, &scan, diagnosis)
 }
 
 /// The analysis sinks of a chunked scan: per-packet columns, events, series.
@@ -77,7 +103,7 @@ type Analysed = ((AnalysisColumns, EventColumns), SeriesColumns);
 /// What a chunked scan collects: the wire columns only, or the analysis.
 enum Collect {
     Wire,
-    Analysis(Analyzer<Analysed>, bool),
+    Analysis(Analyzer<Analysed, Diagnosis>, bool),
 }
 
 /// Per-flow series settings: the flows table's columns `stream`, `data_dir` and
@@ -94,7 +120,6 @@ struct PacketChunks {
     scanner: Option<Scanner>,
     collect: Option<Collect>,
     chunk_rows: u64,
-    judge: JudgeOptions,
     finished: Option<Scan>,
 }
 
@@ -117,11 +142,11 @@ impl PacketChunks {
                 .zip(windows)
                 .map(|((s, d), w)| (s, SeriesFlow { data_dir: d, window_ns: (w * 1e9) as i64 }));
             let sinks = ((AnalysisColumns::default(), EventColumns::default()), SeriesColumns::new(flows));
-            Collect::Analysis(Analyzer::new(sinks), with_series)
+            Collect::Analysis(Analyzer::with_store(sinks, judge, Diagnosis::new(judge)), with_series)
         } else {
             Collect::Wire
         };
-        Ok(PacketChunks { path: path.to_string(), scanner, collect: Some(collect), chunk_rows: chunk_rows.max(1), judge, finished })
+        Ok(PacketChunks { path: path.to_string(), scanner, collect: Some(collect), chunk_rows: chunk_rows.max(1), finished })
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -182,10 +207,10 @@ impl PacketChunks {
     /// After iteration: as `scan_flows` returns, or as `analyze` with the analysis.
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(scan) = &self.finished else { return Ok(None) };
-        match &self.collect {
+        match self.collect.take() {
             Some(Collect::Analysis(a, _)) => {
-                let verdicts = judge_all(&a.flows, &scan.flows, self.judge);
-                Ok(Some(analysis_result(py, scan, &scan.flows, &verdicts)?))
+                let (diagnosis, _) = a.finish_into(&scan.flows);
+                Ok(Some(diagnosis_result(py, scan, diagnosis)?))
             }
             _ => Ok(Some(flows_result(py, scan)?)),
         }

@@ -9,7 +9,7 @@ use tcpdiag_core::emit::annotations::Annotations;
 use tcpdiag_core::emit::csv::PacketCsv;
 use tcpdiag_core::pipeline::{scan, Scan};
 
-use crate::{guarded, judge_all, judge_options, open, result_dict};
+use crate::{guarded, judge_options, open, result_dict};
 
 fn written<'py>(py: Python<'py>, scan: &Scan, write_err: Option<std::io::Error>) -> PyResult<Bound<'py, PyDict>> {
     let d = result_dict(py, scan)?;
@@ -32,10 +32,9 @@ fn write_annotations<'py>(py: Python<'py>, path: &str, out: &str, vantage: Optio
         .detach(|| {
             guarded(path, move || -> std::io::Result<(Scan, Option<std::io::Error>)> {
                 let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out_path)?);
-                let mut analyzer = Analyzer::new(Annotations::new(file, &capture, capture_bytes));
+                let mut analyzer = Analyzer::new(Annotations::new(file, &capture, capture_bytes), opts);
                 let scan = scan(reader, &mut analyzer);
-                let Analyzer { flows: states, out } = analyzer;
-                let verdicts = judge_all(states, &scan.flows, opts);
+                let (verdicts, out) = analyzer.finish(&scan.flows);
                 let err = out.finish(&scan.flows, &verdicts).err();
                 Ok((scan, err))
             })
@@ -64,9 +63,10 @@ fn write_packets_csv<'py>(py: Python<'py>, path: &str, out: &str, analysis: bool
                 };
                 let buffered = std::io::BufWriter::with_capacity(1 << 20, sink);
                 if analysis {
-                    let mut analyzer = Analyzer::new(PacketCsv::with_analysis(buffered));
+                    let mut analyzer = Analyzer::new(PacketCsv::with_analysis(buffered), Default::default());
                     let scan = scan(reader, &mut analyzer);
-                    Ok((scan, analyzer.out.finish().err()))
+                    let (_, out) = analyzer.finish(&scan.flows);
+                    Ok((scan, out.finish().err()))
                 } else {
                     let mut csv = PacketCsv::new(buffered);
                     let scan = scan(reader, &mut csv);

@@ -100,7 +100,7 @@ def analyze(captures: tuple[str, ...], flow_spec: str | None, show_all: bool, mi
         return
     capture = captures[0]
     # The default single-threaded path needs no scale arguments at all.
-    scale = {k: v for k, v in scale.items() if v not in (None, 1)} if (jobs > 1 or bpf or idle_timeout != 300.0) else {}
+    scale = {k: v for k, v in scale.items() if v not in (None, 1)}
     target_bps = _parsed(units.parse_rate, target_rate, "--target-rate")
     min_b = _parsed(units.parse_size, min_bytes, "--min-bytes")
     if html_file:

@@ -26,9 +26,10 @@ def fleet_options(fn):
                      help="Dask scheduler: one task per capture on its workers (needs tcpdiag[cluster])."),
         click.option("--filter", "bpf", metavar="EXPR",
                      help="tcpdump filter (pcap-filter(7)); frame numbers stay those of the unfiltered file."),
-        click.option("--idle-timeout", type=float, default=300.0, show_default=True, metavar="SECONDS",
-                     help="Judge a flow and free its state after this much capture time without a packet "
-                          "(0 = never); with -j 1 on one capture only when given, else every flow is kept whole."),
+        click.option("--idle-timeout", type=float, default=0.0, show_default=True, metavar="SECONDS",
+                     help="Judge a flow that carried data and free its state after this much capture time without "
+                          "a packet: bounds memory on long captures of many idle flows (0 = never: every flow is "
+                          "judged whole; flows that never carried data are judged once closed)."),
         click.option("--top", type=int, default=20, show_default=True,
                      help="Flows shown in a fleet summary (0 = all)."),
     ]

@@ -239,7 +239,7 @@ pub static ENTRIES: [Entry; 21] = [
         group: "comment",
         severity: Severity::Chat,
         flow: true,
-        message: "No limit found: {reason}",
+        message: "No limit found: {reason} ({data} of new data)",
         remedy: "Nothing to fix in TCP for this flow",
     },
 ];

@@ -52,8 +52,8 @@ pub struct Ceiling {
     pub bdp_bytes: Option<u64>,
     pub target_bps: Option<f64>,
     pub needed_bytes: Option<u64>,
-    /// The arithmetic in words, one step a line.
-    pub lines: Vec<String>,
+    /// Bytes in flight, compared with the BDP when the path limits.
+    pub flight: Option<u64>,
 }
 
 fn need(rate_bps: f64, rtt_ms: f64) -> u64 {
@@ -77,77 +77,64 @@ impl Ceiling {
         target_bps: Option<f64>,
     ) -> Ceiling {
         let window = window.filter(|&w| w > 0 && limit != Limit::Path);
-        let mut c = Ceiling {
+        let base = rtt.map(|r| r.min_rtt_ms);
+        Ceiling {
             limit,
             window_bytes: window,
             rtt,
-            ceiling_bps: None,
+            ceiling_bps: rtt.and(window).map(|w| window_rate(w, rtt.unwrap().rtt_ms)),
             observed_bps,
-            bdp_bytes: None,
+            bdp_bytes: base.map(|b| need(observed_bps, b)),
             target_bps,
-            needed_bytes: None,
-            lines: Vec::new(),
+            needed_bytes: base.zip(target_bps).map(|(b, t)| need(t, b)),
+            flight: flight.filter(|_| limit == Limit::Path),
+        }
+    }
+
+    /// The arithmetic in words, one step a line.
+    pub fn lines(&self) -> Vec<String> {
+        let Some(r) = self.rtt else {
+            return vec!["no end-to-end RTT measured from this capture: no ceiling arithmetic".into()];
         };
-        let Some(r) = rtt else {
-            c.lines.push("no end-to-end RTT measured from this capture: no ceiling arithmetic".into());
-            return c;
-        };
+        let mut lines = Vec::new();
         let base = r.min_rtt_ms;
-        let bdp = need(observed_bps, base);
-        c.bdp_bytes = Some(bdp);
-        if let Some(w) = window {
-            let ceiling = window_rate(w, r.rtt_ms);
-            c.ceiling_bps = Some(ceiling);
-            let name = if limit == Limit::Rwnd { "rwnd" } else { "send buffer (flight)" };
-            let used = if observed_bps > 0.0 {
-                format!(" (observed {}, {} of it)", units::rate(observed_bps), units::percent(observed_bps / ceiling))
+        let observed = self.observed_bps;
+        if let (Some(w), Some(ceiling)) = (self.window_bytes, self.ceiling_bps) {
+            let name = if self.limit == Limit::Rwnd { "rwnd" } else { "send buffer (flight)" };
+            let used = if observed > 0.0 {
+                format!(" (observed {}, {} of it)", units::rate(observed), units::percent(observed / ceiling))
             } else {
                 String::new()
             };
-            c.lines.push(format!(
-                "{name} {} ÷ {} RTT = {} ceiling{used}",
-                units::bytes(w),
-                units::ms(r.rtt_ms),
-                units::rate(ceiling)
-            ));
+            lines.push(format!("{name} {} ÷ {} RTT = {} ceiling{used}", units::bytes(w), units::ms(r.rtt_ms), units::rate(ceiling)));
         } else {
-            c.lines.push(format!(
-                "observed {} × {} min RTT = BDP {}",
-                units::rate(observed_bps),
-                units::ms(base),
-                units::bytes(bdp)
-            ));
-            if let Some(f) = flight.filter(|&f| bdp > 0 && f as f64 > 1.5 * bdp as f64) {
-                c.lines.push(format!(
+            let bdp = self.bdp_bytes.unwrap_or(0);
+            lines.push(format!("observed {} × {} min RTT = BDP {}", units::rate(observed), units::ms(base), units::bytes(bdp)));
+            if let Some(f) = self.flight.filter(|&f| bdp > 0 && f as f64 > 1.5 * bdp as f64) {
+                lines.push(format!(
                     "{} in flight is {:.1}× that BDP: the excess waits in the bottleneck queue",
                     units::bytes(f),
                     f as f64 / bdp as f64
                 ));
             }
         }
-        let buffer = if limit == Limit::Sndbuf { "send buffer" } else { "window" };
-        if let Some(t) = target_bps {
-            let n = need(t, base);
-            c.needed_bytes = Some(n);
-            c.lines.push(format!(
+        let buffer = if self.limit == Limit::Sndbuf { "send buffer" } else { "window" };
+        if let (Some(t), Some(n)) = (self.target_bps, self.needed_bytes) {
+            lines.push(format!(
                 "for {} this path needs ≥ {} of {buffer} ({} × {} min RTT)",
                 units::rate(t),
                 units::bytes(n),
                 units::rate(t),
                 units::ms(base)
             ));
-        } else if window.is_some() {
+        } else if self.window_bytes.is_some() {
             let needs: Vec<String> = REFERENCE_RATES
                 .iter()
                 .map(|&rate| format!("{} needs ≥ {}", units::rate(rate), units::size(need(rate, base) as f64)))
                 .collect();
-            c.lines.push(format!(
-                "at {} min RTT: {} of {buffer} (--target-rate to size yours)",
-                units::ms(base),
-                needs.join(", ")
-            ));
+            lines.push(format!("at {} min RTT: {} of {buffer} (--target-rate to size yours)", units::ms(base), needs.join(", ")));
         }
-        c
+        lines
     }
 }
 
@@ -163,8 +150,8 @@ mod tests {
     fn rwnd_ceiling_is_window_over_rtt() {
         let c = Ceiling::compute(Limit::Rwnd, Some(80_000), None, rtt(40.0), 15e6, None);
         assert_eq!(c.ceiling_bps, Some(16e6));
-        assert_eq!(c.lines[0], "rwnd 80,000 B ÷ 40 ms RTT = 16 Mbit/s ceiling (observed 15 Mbit/s, 94% of it)");
-        assert_eq!(c.lines[1], "at 40 ms min RTT: 100 Mbit/s needs ≥ 500 kB, 1 Gbit/s needs ≥ 5 MB of window (--target-rate to size yours)");
+        assert_eq!(c.lines()[0], "rwnd 80,000 B ÷ 40 ms RTT = 16 Mbit/s ceiling (observed 15 Mbit/s, 94% of it)");
+        assert_eq!(c.lines()[1], "at 40 ms min RTT: 100 Mbit/s needs ≥ 500 kB, 1 Gbit/s needs ≥ 5 MB of window (--target-rate to size yours)");
     }
 
     #[test]
@@ -177,13 +164,13 @@ mod tests {
     fn path_limit_compares_flight_with_bdp() {
         let c = Ceiling::compute(Limit::Path, None, Some(400_000), rtt(40.0), 20e6, None);
         assert_eq!(c.bdp_bytes, Some(100_000));
-        assert!(c.lines[1].starts_with("400,000 B in flight is 4.0× that BDP"));
+        assert!(c.lines()[1].starts_with("400,000 B in flight is 4.0× that BDP"));
     }
 
     #[test]
     fn without_rtt_no_ceiling_is_claimed() {
         let c = Ceiling::compute(Limit::Rwnd, Some(65_535), None, None, 1e6, None);
         assert_eq!((c.ceiling_bps, c.bdp_bytes), (None, None));
-        assert!(c.lines[0].contains("no ceiling"));
+        assert!(c.lines()[0].contains("no ceiling"));
     }
 }

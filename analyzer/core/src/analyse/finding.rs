@@ -96,6 +96,9 @@ pub fn fill(template: &str, values: &[(&'static str, Value)]) -> String {
     out
 }
 
+/// A finding: its catalogue entry and the values its sentences are filled from. The
+/// sentences are rendered when a surface asks ([`message`](Self::message),
+/// [`remedy`](Self::remedy)): a capture of a million flows keeps numbers, not text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     pub id: FindingId,
@@ -104,16 +107,21 @@ pub struct Finding {
     /// Frames that show it (open in Wireshark with `frame.number == N`).
     pub frames: Vec<u64>,
     pub values: Vec<(&'static str, Value)>,
-    /// The catalogue message filled with `values`.
-    pub message: String,
-    /// The catalogue remedy filled with `values` (empty for packet events).
-    pub remedy: String,
 }
 
 impl Finding {
     pub fn new(id: FindingId, share: f64, frames: Vec<u64>, values: Vec<(&'static str, Value)>) -> Finding {
-        let e = id.entry();
-        Finding { id, share, frames, message: fill(e.message, &values), remedy: fill(e.remedy, &values), values }
+        Finding { id, share, frames, values }
+    }
+
+    /// The catalogue message filled with the values.
+    pub fn message(&self) -> String {
+        fill(self.id.entry().message, &self.values)
+    }
+
+    /// The catalogue remedy filled with the values (empty for packet events).
+    pub fn remedy(&self) -> String {
+        fill(self.id.entry().remedy, &self.values)
     }
 
     pub fn entry(&self) -> &'static Entry {

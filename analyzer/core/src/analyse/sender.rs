@@ -68,6 +68,8 @@ const RETRANS_MEMORY: usize = 4096;
 const RECENT_MEMORY: usize = 64;
 /// Bound on pending timestamp echoes and state snapshots (about one round trip's worth).
 const ECHO_MEMORY: usize = 1 << 16;
+/// ACK→data samples the robust minimum is taken over.
+const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 const AT_SENDER_NS: i64 = 1_000_000;
 
@@ -139,7 +141,8 @@ pub struct Sender {
     /// From the handshake when timestamps are off: ACK → data delay at the capture point.
     pub a2d_hint_ns: Option<i64>,
     /// The last ACK→data samples (ring) for a robust minimum.
-    a2d_recent: [Option<i64>; 32],
+    /// Allocated with the first sample: most flows of a scan never echo a timestamp.
+    a2d_recent: Option<Box<[i64; A2D_RECENT]>>,
     a2d_recent_min: Option<i64>,
     a2d_next: usize,
     sent_tsvals: VecDeque<(u32, i64)>,
@@ -373,9 +376,11 @@ impl Sender {
             if !(0..=600_000_000_000).contains(&(ts - t)) {
                 return; // a clock jump, as RttEstimator::sample says
             }
-            self.a2d_recent[self.a2d_next] = Some(ts - t);
-            self.a2d_next = (self.a2d_next + 1) % self.a2d_recent.len();
-            self.a2d_recent_min = self.a2d_recent.iter().flatten().copied().min();
+            // A ring of the last samples; slots not yet filled hold i64::MAX.
+            let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
+            ring[self.a2d_next] = ts - t;
+            self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
+            self.a2d_recent_min = ring.iter().copied().min();
         }
     }
 

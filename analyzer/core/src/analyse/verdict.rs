@@ -47,15 +47,51 @@ pub struct FlowVerdict {
     pub findings: Vec<Finding>,
     /// The arithmetic behind the primary finding.
     pub ceiling: Ceiling,
-    /// "12.3 MB in 3.1 s = 31.7 Mbit/s goodput; RTT min 40 ms / avg 42 ms; 9 retransmissions"
-    pub transfer_line: String,
-    /// "receive window 95%, application 4%": the limit states by share of the busy time.
-    pub time_line: String,
+    /// Seconds from the flow's first to its last packet.
+    pub duration_s: f64,
 }
 
 impl FlowVerdict {
     pub fn primary(&self) -> &Finding {
         &self.findings[0]
+    }
+
+    /// "12.3 MB in 3.1 s = 31.7 Mbit/s goodput; RTT min 40 ms / avg 42 ms; 9 retransmissions"
+    pub fn transfer_line(&self) -> String {
+        let rtt = |x: Option<i64>| x.map_or("?".to_string(), |n| units::ms(n as f64 / 1e6));
+        format!(
+            "{} in {} = {} goodput; RTT min {} / avg {}; {} retransmissions",
+            units::size(self.data_bytes as f64),
+            units::seconds(self.duration_s),
+            units::rate(self.goodput_bps),
+            rtt(self.min_rtt_ns),
+            rtt(self.mean_rtt_ns),
+            units::grouped(self.retrans_segments as i64)
+        )
+    }
+
+    /// "receive window 95%, application 4% of 3.1 s busy": the busy states by share of the
+    /// busy time, then the idle time (not a share of the busy time: the sender had nothing
+    /// outstanding then).
+    pub fn time_line(&self) -> String {
+        let mut states: Vec<(LimitState, f64)> = LimitState::ALL
+            .iter()
+            .filter(|st| st.busy())
+            .map(|&st| (st, self.share(st)))
+            .filter(|&(_, x)| x >= SHOWN_SHARE)
+            .collect();
+        states.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+        let mut line = if states.is_empty() {
+            "no busy time measured".to_string()
+        } else {
+            let parts: Vec<String> = states.iter().map(|(st, x)| format!("{} {}", st.words(), units::percent(*x))).collect();
+            format!("{} of {} busy", parts.join(", "), units::seconds(self.busy_ns as f64 / 1e9))
+        };
+        let idle = self.state_ns[LimitState::Idle as usize];
+        if idle as f64 >= SHOWN_SHARE * (self.busy_ns + idle) as f64 {
+            line += &format!("; idle (nothing outstanding) {}", units::seconds(idle as f64 / 1e9));
+        }
+        line
     }
 
     /// Share of the busy time spent in `state` (0 for the states outside busy time).
@@ -143,16 +179,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         lost_before_bytes: s.lost_before_bytes,
         findings: Vec::new(),
         ceiling: Ceiling::compute(Limit::Path, None, None, path, goodput, opts.target_bps),
-        transfer_line: String::new(),
-        time_line: String::new(),
+        duration_s: summary.duration_ns() as f64 / 1e9,
     };
-    v.transfer_line = transfer_line(&v, summary);
-    v.time_line = time_line(&v);
     let mss = s.mss.max(1) as u64;
     // In typical segments: TSO/GRO super-segments must not raise the bar.
     if s.data_bytes < MIN_SEGMENTS * mss.min(1460) || path.is_none() {
-        let reason = format!("too little data to judge ({})", units::bytes(s.data_bytes));
-        v.findings.push(Finding::new(FindingId::NotLimited, 1.0, vec![summary.first_frame], vec![("reason", Value::text(reason))]));
+        let values = vec![("reason", Value::text("too little data to judge")), ("data", Value::Bytes(s.data_bytes))];
+        v.findings.push(Finding::new(FindingId::NotLimited, 1.0, vec![summary.first_frame], values));
         return v;
     }
     let rtt_s = path.map_or(0.0, |p| p.rtt_ms / 1e3);
@@ -315,7 +348,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             FindingId::NotLimited,
             0.0,
             vec![summary.first_frame],
-            vec![("reason", Value::text("no limit state dominated the transfer"))],
+            vec![("reason", Value::text("no limit state dominated the transfer")), ("data", Value::Bytes(s.data_bytes))],
         ));
     }
     // A window that binds most of the busy time is the first thing to fix, whatever the
@@ -337,40 +370,4 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     };
     v.findings = f;
     v
-}
-
-fn transfer_line(v: &FlowVerdict, summary: &FlowSummary) -> String {
-    let rtt = |x: Option<i64>| x.map_or("?".to_string(), |n| units::ms(n as f64 / 1e6));
-    format!(
-        "{} in {} = {} goodput; RTT min {} / avg {}; {} retransmissions",
-        units::size(v.data_bytes as f64),
-        units::seconds(summary.duration_ns() as f64 / 1e9),
-        units::rate(v.goodput_bps),
-        rtt(v.min_rtt_ns),
-        rtt(v.mean_rtt_ns),
-        units::grouped(v.retrans_segments as i64)
-    )
-}
-
-/// The busy states by share of the busy time, then the idle time (not a share of the busy
-/// time: the sender had nothing outstanding then).
-fn time_line(v: &FlowVerdict) -> String {
-    let mut states: Vec<(LimitState, f64)> = LimitState::ALL
-        .iter()
-        .filter(|st| st.busy())
-        .map(|&st| (st, v.share(st)))
-        .filter(|&(_, x)| x >= SHOWN_SHARE)
-        .collect();
-    states.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
-    let mut line = if states.is_empty() {
-        "no busy time measured".to_string()
-    } else {
-        let parts: Vec<String> = states.iter().map(|(st, x)| format!("{} {}", st.words(), units::percent(*x))).collect();
-        format!("{} of {} busy", parts.join(", "), units::seconds(v.busy_ns as f64 / 1e9))
-    };
-    let idle = v.state_ns[LimitState::Idle as usize];
-    if idle as f64 >= SHOWN_SHARE * (v.busy_ns + idle) as f64 {
-        line += &format!("; idle (nothing outstanding) {}", units::seconds(idle as f64 / 1e9));
-    }
-    line
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{ListBuilder, StringBuilder, StructBuilder, UInt64Builder};
+use arrow_array::builder::{ListBuilder, StringBuilder, StringDictionaryBuilder, StructBuilder, UInt64Builder};
 use arrow_array::types::{UInt32Type, UInt8Type};
 use arrow_array::{
     ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int64Array, PrimitiveArray, RecordBatch, StringArray,
@@ -57,6 +57,24 @@ pub fn strs<S: AsRef<str>>(v: impl IntoIterator<Item = S>) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(v))
 }
 
+/// Text stored once per distinct value.
+pub fn words<S: AsRef<str>>(v: impl IntoIterator<Item = S>) -> ArrayRef {
+    let mut b = StringDictionaryBuilder::<UInt32Type>::new();
+    for s in v {
+        b.append_value(s);
+    }
+    Arc::new(b.finish())
+}
+
+/// Nullable text stored once per distinct value.
+pub fn opt_words<S: AsRef<str>>(v: impl IntoIterator<Item = Option<S>>) -> ArrayRef {
+    let mut b = StringDictionaryBuilder::<UInt32Type>::new();
+    for s in v {
+        b.append_option(s);
+    }
+    Arc::new(b.finish())
+}
+
 pub fn opt_strs<S: AsRef<str>>(v: impl IntoIterator<Item = Option<S>>) -> ArrayRef {
     Arc::new(StringArray::from_iter(v))
 }
@@ -101,7 +119,7 @@ pub fn frame_lists<'a>(v: impl IntoIterator<Item = &'a [u64]>) -> ArrayRef {
     Arc::new(b.finish())
 }
 
-pub fn text_lists<'a, S: AsRef<str> + 'a>(v: impl IntoIterator<Item = &'a [S]>) -> ArrayRef {
+pub fn text_lists<S: AsRef<str>>(v: impl IntoIterator<Item = Vec<S>>) -> ArrayRef {
     let mut b = ListBuilder::new(StringBuilder::new()).with_field(item_field(Kind::TextList));
     for texts in v {
         for t in texts {

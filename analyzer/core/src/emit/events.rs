@@ -55,7 +55,7 @@ impl EventColumns {
                 times(self.ts_ns),
                 codes(self.kind, &finding_names()),
                 opt_u64s(self.related),
-                strs(self.message),
+                words(self.message),
             ],
         )
     }

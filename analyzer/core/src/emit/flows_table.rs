@@ -26,7 +26,8 @@ pub fn finding_names() -> Vec<&'static str> {
     crate::analyse::catalogue::FindingId::ALL.iter().map(|f| f.name()).collect()
 }
 
-fn flow_columns(flows: &[FlowSummary]) -> Vec<ArrayRef> {
+/// The flow columns (schema::FLOW) of `flows`.
+pub fn flow_columns(flows: &[FlowSummary]) -> Vec<ArrayRef> {
     let side = |i: usize, f: &dyn Fn(&crate::flow::SideSummary) -> u64| -> ArrayRef {
         u64s(flows.iter().map(|x| f(&x.sides[i])).collect())
     };
@@ -65,12 +66,13 @@ fn flow_columns(flows: &[FlowSummary]) -> Vec<ArrayRef> {
     ]
 }
 
-/// The trailing window of a flow's series rates (emit/series.rs).
-pub fn rate_window_ns(f: &FlowSummary, v: &FlowVerdict) -> i64 {
-    v.srtt_ns.unwrap_or(0).max(f.duration_ns() / 200).max(1_000_000)
+/// The trailing window of a flow's series rates (emit/series.rs), seconds.
+pub fn rate_window_s(v: &FlowVerdict) -> f64 {
+    (v.srtt_ns.unwrap_or(0) as f64 / 1e9).max(v.duration_s / 200.0).max(1e-3)
 }
 
-fn verdict_columns(flows: &[FlowSummary], v: &[FlowVerdict]) -> Vec<ArrayRef> {
+/// The verdict columns (schema::VERDICT) of `v`.
+pub fn verdict_columns(v: &[FlowVerdict]) -> Vec<ArrayRef> {
     let ms = |x: Option<i64>| x.map(|n| n as f64 / 1e6);
     let share = |st: LimitState| f64s(v.iter().map(|x| x.share(st)).collect());
     let names = finding_names();
@@ -79,8 +81,8 @@ fn verdict_columns(flows: &[FlowSummary], v: &[FlowVerdict]) -> Vec<ArrayRef> {
         codes(v.iter().map(|x| x.primary().id as u8).collect(), &names),
         codes(v.iter().map(|x| severity_code(x.primary().entry().severity)).collect(), &SEVERITIES),
         f64s(v.iter().map(|x| x.primary().share).collect()),
-        strs(v.iter().map(|x| x.primary().message.as_str())),
-        strs(v.iter().map(|x| x.primary().remedy.as_str())),
+        words(v.iter().map(|x| x.primary().message())),
+        words(v.iter().map(|x| x.primary().remedy())),
         frame_lists(v.iter().map(|x| x.primary().frames.as_slice())),
         codes(v.iter().map(|x| vantage_code(x.vantage)).collect(), &VANTAGES),
         u8s(v.iter().map(|x| x.data_dir as u8).collect()),
@@ -113,17 +115,17 @@ fn verdict_columns(flows: &[FlowSummary], v: &[FlowVerdict]) -> Vec<ArrayRef> {
         opt_u64s(v.iter().map(|x| x.ceiling.window_bytes).collect()),
         opt_f64s(v.iter().map(|x| x.ceiling.rtt.map(|r| r.rtt_ms)).collect()),
         opt_f64s(v.iter().map(|x| x.ceiling.rtt.map(|r| r.min_rtt_ms)).collect()),
-        opt_strs(v.iter().map(|x| x.ceiling.rtt.map(|r| r.source))),
+        opt_words(v.iter().map(|x| x.ceiling.rtt.map(|r| r.source))),
         opt_f64s(v.iter().map(|x| x.ceiling.ceiling_bps).collect()),
         opt_u64s(v.iter().map(|x| x.ceiling.bdp_bytes).collect()),
         opt_f64s(v.iter().map(|x| x.ceiling.target_bps).collect()),
         opt_u64s(v.iter().map(|x| x.ceiling.needed_bytes).collect()),
-        text_lists(v.iter().map(|x| x.ceiling.lines.as_slice())),
-        strs(v.iter().map(|x| x.transfer_line.as_str())),
-        strs(v.iter().map(|x| x.time_line.as_str())),
+        text_lists(v.iter().map(|x| x.ceiling.lines())),
+        words(v.iter().map(|x| x.transfer_line())),
+        words(v.iter().map(|x| x.time_line())),
         u8s(v.iter().map(|x| x.findings.len().min(255) as u8).collect()),
         f64s(v.iter().map(limited_s).collect()),
-        f64s(flows.iter().zip(v).map(|(f, x)| rate_window_ns(f, x) as f64 / 1e9).collect()),
+        f64s(v.iter().map(rate_window_s).collect()),
     ]
 }
 
@@ -145,34 +147,37 @@ pub fn flows_batch(flows: &[FlowSummary], verdicts: Option<&[FlowVerdict]>) -> R
     match verdicts {
         Some(v) => {
             assert_eq!(v.len(), flows.len(), "one verdict per flow");
-            cols.extend(verdict_columns(flows, v));
+            cols.extend(verdict_columns(v));
             batch(schema::schema(&[FLOW, VERDICT]), cols)
         }
         None => batch(schema::schema(&[FLOW]), cols),
     }
 }
 
-/// The findings table: every finding of every flow, in flow order, primary first.
-pub fn findings_batch(flows: &[FlowSummary], verdicts: &[FlowVerdict]) -> Result<RecordBatch, ArrowError> {
-    let rows: Vec<(u32, u8, &crate::analyse::finding::Finding)> = flows
+/// The findings columns (schema::FINDING) of the verdicts of `streams`.
+pub fn findings_columns(streams: &[u32], verdicts: &[FlowVerdict]) -> Vec<ArrayRef> {
+    let rows: Vec<(u32, u8, &crate::analyse::finding::Finding)> = streams
         .iter()
         .zip(verdicts)
-        .flat_map(|(f, v)| v.findings.iter().enumerate().map(move |(i, x)| (f.stream, i.min(255) as u8, x)))
+        .flat_map(|(&s, v)| v.findings.iter().enumerate().map(move |(i, x)| (s, i.min(255) as u8, x)))
         .collect();
     let names = finding_names();
-    batch(
-        schema::schema(&[FINDING]),
-        vec![
-            u32s(rows.iter().map(|r| r.0).collect()),
-            u8s(rows.iter().map(|r| r.1).collect()),
-            codes(rows.iter().map(|r| r.2.id as u8).collect(), &names),
-            strs(rows.iter().map(|r| r.2.entry().field)),
-            codes(rows.iter().map(|r| severity_code(r.2.entry().severity)).collect(), &SEVERITIES),
-            f64s(rows.iter().map(|r| r.2.share).collect()),
-            strs(rows.iter().map(|r| r.2.message.as_str())),
-            strs(rows.iter().map(|r| r.2.remedy.as_str())),
-            frame_lists(rows.iter().map(|r| r.2.frames.as_slice())),
-            value_lists(rows.iter().map(|r| r.2.values.as_slice())),
-        ],
-    )
+    vec![
+        u32s(rows.iter().map(|r| r.0).collect()),
+        u8s(rows.iter().map(|r| r.1).collect()),
+        codes(rows.iter().map(|r| r.2.id as u8).collect(), &names),
+        words(rows.iter().map(|r| r.2.entry().field)),
+        codes(rows.iter().map(|r| severity_code(r.2.entry().severity)).collect(), &SEVERITIES),
+        f64s(rows.iter().map(|r| r.2.share).collect()),
+        words(rows.iter().map(|r| r.2.message())),
+        words(rows.iter().map(|r| r.2.remedy())),
+        frame_lists(rows.iter().map(|r| r.2.frames.as_slice())),
+        value_lists(rows.iter().map(|r| r.2.values.as_slice())),
+    ]
+}
+
+/// The findings table: every finding of every flow, in flow order, primary first.
+pub fn findings_batch(flows: &[FlowSummary], verdicts: &[FlowVerdict]) -> Result<RecordBatch, ArrowError> {
+    let streams: Vec<u32> = flows.iter().map(|f| f.stream).collect();
+    batch(schema::schema(&[FINDING]), findings_columns(&streams, verdicts))
 }

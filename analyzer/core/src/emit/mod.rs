@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod annotations;
 pub mod columns;
 pub mod csv;
+pub mod diagnosis;
 pub mod events;
 pub mod flows_table;
 pub mod packet_batch;

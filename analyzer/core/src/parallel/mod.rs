@@ -26,6 +26,7 @@ use std::thread::JoinHandle;
 use ahash::AHashMap;
 
 use crate::analyse::verdict::{judge, FlowVerdict, JudgeOptions};
+use crate::analyse::{finalisable, Verdicts, CLOSE_GRACE_NS};
 use crate::analyse::FlowState;
 use crate::bpf::FrameFilter;
 use crate::decode::{self, Decoded, TcpSegment};
@@ -56,7 +57,7 @@ pub struct EngineOptions {
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions { jobs: 1, idle_timeout_ns: Some(300 * SEC), close_grace_ns: SEC, judge: JudgeOptions::default() }
+        EngineOptions { jobs: 1, idle_timeout_ns: None, close_grace_ns: CLOSE_GRACE_NS, judge: JudgeOptions::default() }
     }
 }
 
@@ -359,20 +360,18 @@ impl Engine {
         (shortest / 4).max(SEC / 10)
     }
 
-    /// Finalises flows idle past their timeout.
+    /// Finalises flows that closed, or were idle past the timeout.
     fn sweep(&mut self) {
         self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval()));
-        let Some(timeout) = self.opts.idle_timeout_ns else { return };
-        let grace = self.opts.close_grace_ns;
+        let (grace, timeout) = (self.opts.close_grace_ns, self.opts.idle_timeout_ns);
         let now = self.now_ns;
         let flows = self.table.flows();
         let d = &mut self.dispatch;
-        let mut keep = Vec::with_capacity(d.active.len());
+        let open = d.active.len();
+        let mut keep = Vec::with_capacity(open);
         for &f in &d.active {
             let s = &flows[f as usize];
-            let idle = now.saturating_sub(s.last_ts_ns);
-            let closed = s.sides.iter().any(|x| x.rst_seen) || s.sides.iter().all(|x| x.fin_seen);
-            if idle >= timeout || (closed && idle >= grace) {
+            if finalisable(s, now, open, grace, timeout) {
                 d.life[f as usize] = FINALISED;
                 d.stats.evicted += 1;
                 d.lanes.finish_flow(Box::new(s.clone()));
@@ -405,7 +404,7 @@ impl Engine {
         let sum = self.table.flows().get(stream as usize)?;
         match worker.states.get(&stream) {
             Some(st) => Some(judge(st, sum, self.opts.judge)),
-            None => self.verdicts.by_stream.get(stream as usize).cloned().flatten(),
+            None => self.verdicts.get(stream).cloned(),
         }
     }
 
@@ -427,46 +426,10 @@ impl Engine {
         self.dispatch.lanes.finish(&mut |s, v| verdicts.keep_largest(s, v));
         self.stats.input_bytes = input_bytes;
         let flows = self.table.into_flows();
-        let empty = FlowState::default();
-        let mut by_stream = std::mem::take(&mut self.verdicts.by_stream);
-        by_stream.resize_with(flows.len(), || None);
-        for (f, v) in flows.iter().zip(by_stream.iter_mut()) {
-            if v.is_none() {
-                *v = Some(judge(&empty, f, self.opts.judge));
-            }
-        }
-        // Same size as `FlowVerdict` (niche): collected in place, no second copy.
-        let verdicts: Vec<FlowVerdict> = by_stream.into_iter().map(|v| v.unwrap()).collect();
         let mut episodes: Vec<(u32, u32)> = self.verdicts.episodes.drain().collect();
+        let verdicts = std::mem::take(&mut self.verdicts).into_vec(&flows, self.opts.judge);
         episodes.sort_unstable();
         Outcome { scan: Scan { flows, stats: self.stats, error }, verdicts, episodes, engine: self.dispatch.stats }
-    }
-}
-
-/// Verdicts by stream. A flow judged more than once (it resumed after eviction) keeps
-/// the verdict of the episode that carried the most data.
-#[derive(Default)]
-struct Verdicts {
-    by_stream: Vec<Option<FlowVerdict>>,
-    /// Streams judged more than once, with the number of episodes.
-    episodes: AHashMap<u32, u32>,
-}
-
-impl Verdicts {
-    fn keep_largest(&mut self, stream: u32, v: FlowVerdict) {
-        let i = stream as usize;
-        if i >= self.by_stream.len() {
-            self.by_stream.resize_with(i + 1, || None);
-        }
-        match &mut self.by_stream[i] {
-            slot @ None => *slot = Some(v),
-            Some(old) => {
-                *self.episodes.entry(stream).or_insert(1) += 1;
-                if v.data_bytes > old.data_bytes {
-                    *old = v;
-                }
-            }
-        }
     }
 }
 
