@@ -60,6 +60,7 @@ fn stats_dict<'py>(py: Python<'py>, s: &ScanStats) -> PyResult<Bound<'py, PyDict
     d.set_item("unknown_linktypes", s.unknown_linktypes.clone())?;
     d.set_item("first_undecodable", s.first_undecodable.clone())?;
     d.set_item("input_bytes", s.input_bytes)?;
+    d.set_item("format", s.format)?;
     Ok(d)
 }
 

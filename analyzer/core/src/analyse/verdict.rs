@@ -155,7 +155,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
         });
     }
     if rwnd_share >= MIN_SHARE {
-        let frames = vec![lim.first_frame[LimitState::Rwnd as usize]];
+        // Time at a zero window counts here too: a flow whose window was only ever closed
+        // has no frame in the rwnd state, so its first zero-window frame stands for it.
+        let first = match lim.first_frame[LimitState::Rwnd as usize] {
+            0 => lim.first_frame[LimitState::ZeroWindow as usize],
+            n => n,
+        };
+        let frames = vec![first];
         let base = vec![("rwnd", Value::Int(rwnd as i64)), ("rtt_ms", rtt_ms.clone()), ("ceiling", ceiling(rwnd))];
         let wscale_off = summary.wscale_in_effect() == Some(false);
         // A static SO_RCVBUF: the window reached its maximum early (the kernel's first
@@ -301,6 +307,15 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, vantage_override: Option<Van
         x.share + if window && x.share >= 0.5 { 1.0 } else { 0.0 }
     };
     f.sort_by(|a, b| rank(b).partial_cmp(&rank(a)).unwrap_or(std::cmp::Ordering::Equal));
+    // The small bonuses above only order the findings; the share reported is of busy time.
+    // A limit state never entered has no first frame (0): the flow's first frame stands in.
+    for x in &mut f {
+        x.share = x.share.clamp(0.0, 1.0);
+        x.frames.retain(|&n| n != 0);
+        if x.frames.is_empty() {
+            x.frames.push(summary.first_frame);
+        }
+    }
     v.findings = f;
     v
 }
