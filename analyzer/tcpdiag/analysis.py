@@ -153,6 +153,12 @@ class Analysis(ReportMixin):
     def packets(self):
         """Every TCP segment with the analysis columns (a second pass over the capture)."""
         from tcpdiag.api import analysis_frame, join_chunks
+        from tcpdiag.errors import CaptureIOError
+
+        for p in [self.path] if isinstance(self.path, str) else self.path:
+            if not tables.rereadable(p):
+                raise CaptureIOError(p, "standard input, a FIFO or a pipe gives its bytes once, and the analysis "
+                                        "read them; save the capture to a file to read its packets too", kind="io")
 
         chunks = _native.PacketChunks(self.path, 1_000_000, True, self.vantage)
         return join_chunks([analysis_frame(c) for c in chunks], analysis_frame(None))

@@ -16,6 +16,7 @@ from typing import Iterator
 
 import click
 
+from tcpdiag import tables
 from tcpdiag.cli import boundary, finish, opened
 from tcpdiag.cli_scale import fleet_options, is_fleet, run_fleet
 from tcpdiag.errors import CaptureWarning
@@ -25,16 +26,21 @@ VANTAGES = ["auto", "sender", "receiver", "middle"]
 
 
 @contextmanager
-def _readable_twice(capture: str) -> Iterator[str]:
-    """Standard input spooled to a temporary file: graphs and tables read the capture a
-    second time."""
-    if capture != "-":
+def _readable_twice(capture: str, twice: bool) -> Iterator[str]:
+    """A path the capture can be read from as often as needed. Graphs and tables (`twice`)
+    read it a second time: standard input, a FIFO or a `<(...)` pipe, which can be read
+    only once, are then spooled to a temporary file (opened once, copied once)."""
+    if not twice or tables.rereadable(capture):
         yield capture
         return
-    fd, tmp = tempfile.mkstemp(prefix="tcpdiag-stdin-", suffix=".cap")
+    fd, tmp = tempfile.mkstemp(prefix="tcpdiag-input-", suffix=".cap")
     try:
         with os.fdopen(fd, "wb") as f:
-            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            if capture == "-":
+                shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            else:
+                with open(capture, "rb") as src:
+                    shutil.copyfileobj(src, f, 1 << 20)
         yield tmp
     finally:
         os.unlink(tmp)
@@ -111,7 +117,7 @@ def analyze(captures: tuple[str, ...], flow_spec: str | None, show_all: bool, mi
     from tcpdiag.analysis import Analysis
     from tcpdiag.report.progress import Progress
 
-    with _readable_twice(capture) as path:
+    with _readable_twice(capture, twice=bool(csv_dir or parquet_dir or html_file)) as path:
         with warnings.catch_warnings(), Progress(path, "analysing", enabled=None if not quiet else False):
             # Damage is reported once by finish(), after the results for the readable part.
             warnings.simplefilter("ignore", CaptureWarning)

@@ -68,8 +68,8 @@ fn etl_set_component(component: Option<String>) {
 
 /// True when the file is read as an ETL trace (the file is opened once to look).
 #[pyfunction]
-fn etl_is_trace(path: &str) -> bool {
-    Input::open(Path::new(path)).is_ok_and(|input| is_etl(&input, path))
+fn etl_is_trace(py: Python<'_>, path: &str) -> bool {
+    py.detach(|| Input::open(Path::new(path)).is_ok_and(|input| is_etl(&input, path)))
 }
 
 fn etl_stats_dict<'py>(py: Python<'py>, s: &EtlStats) -> PyResult<Bound<'py, PyDict>> {
@@ -154,7 +154,7 @@ fn etl_convert<'py>(py: Python<'py>, path: &str, out: &str, compat: bool, compon
 #[pyfunction]
 fn etl_components<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    match guarded(path, || open_etl(path).and_then(|ra| EtlReader::from_random_access(ra, ReaderOptions::default())))? {
+    match py.detach(|| guarded(path, || open_etl(path).and_then(|ra| EtlReader::from_random_access(ra, ReaderOptions::default()))))? {
         Ok(r) => {
             let rows: Vec<(u16, String, String)> = r.components().values().map(|c| (c.id, c.name.clone(), c.description.clone())).collect();
             d.set_item("components", rows)?;

@@ -111,9 +111,10 @@ fn result_dict<'py>(py: Python<'py>, scan: &Scan) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
-/// Opens a capture; on failure returns the result dict carrying only the error.
+/// Opens a capture; on failure returns the result dict carrying only the error. Without
+/// the GIL: opening a FIFO waits for its writer, which may be a Python thread.
 fn open<'py>(py: Python<'py>, path: &str) -> PyResult<Result<Box<dyn FrameSource>, Bound<'py, PyDict>>> {
-    match guarded(path, || etl::open_source(path))? {
+    match py.detach(|| guarded(path, || etl::open_source(path)))? {
         Ok(r) => Ok(Ok(r)),
         Err(e) => {
             let scan = Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) };
@@ -381,9 +382,9 @@ struct PacketChunks {
 impl PacketChunks {
     #[new]
     #[pyo3(signature = (path, chunk_rows = 1_000_000, analysis = false, vantage = None))]
-    fn new(path: &str, chunk_rows: u64, analysis: bool, vantage: Option<&str>) -> PyResult<Self> {
+    fn new(py: Python<'_>, path: &str, chunk_rows: u64, analysis: bool, vantage: Option<&str>) -> PyResult<Self> {
         let vantage = parse_vantage(vantage)?;
-        let (scanner, finished) = match guarded(path, || etl::open_source(path))? {
+        let (scanner, finished) = match py.detach(|| guarded(path, || etl::open_source(path)))? {
             Ok(r) => (Some(Scanner::boxed(r)), None),
             Err(e) => (None, Some(Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) })),
         };

@@ -71,7 +71,7 @@ fn analyze_scaled<'py>(
     let filter = filter_of(filter)?;
     let mut readers = Vec::new();
     for (i, p) in paths.iter().enumerate() {
-        match guarded(p, || super::etl::open_source(p))? {
+        match py.detach(|| guarded(p, || super::etl::open_source(p)))? {
             Ok(r) => readers.push(r),
             Err(e) => {
                 let scan = Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) };

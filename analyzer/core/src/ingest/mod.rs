@@ -121,13 +121,13 @@ impl CaptureReader {
             let raw_bytes = input.raw_bytes();
             let counted = (compression.is_none()).then(|| raw_bytes.clone());
             let ra = input.into_random_access("a Network Monitor capture")?;
-            let (st, iface) = netmon::open(ra, counted)?;
+            let (st, ifaces) = netmon::open(ra, counted)?;
             return Ok(CaptureReader::with(
                 ByteSource::new(Box::new(std::io::empty())),
                 State::NetMon(Box::new(st)),
                 FormatKind::NetMon,
                 compression,
-                vec![iface],
+                ifaces,
                 raw_bytes,
             ));
         }

@@ -146,8 +146,10 @@ fn io_at(offset: u64) -> impl Fn(std::io::Error) -> IngestError {
     move |e| IngestError::io(e, offset)
 }
 
-/// Reads the header and the frame table. `raw_bytes` follows the reading of a file.
-pub fn open(mut ra: RandomAccess, raw_bytes: Option<Arc<AtomicU64>>) -> Result<(NetmonState, InterfaceInfo), IngestError> {
+/// Reads the header and the frame table. `raw_bytes` follows the reading of a file. The
+/// interface of a file with one link type comes back; files from 2.1 on name a link type
+/// per frame, and their interfaces appear as frames use them.
+pub fn open(mut ra: RandomAccess, raw_bytes: Option<Arc<AtomicU64>>) -> Result<(NetmonState, Vec<InterfaceInfo>), IngestError> {
     let len = ra.seek(SeekFrom::End(0)).map_err(io_at(0))?;
     let mut h = [0u8; header::LEN];
     if len < header::LEN as u64 {
@@ -192,8 +194,8 @@ pub fn open(mut ra: RandomAccess, raw_bytes: Option<Arc<AtomicU64>>) -> Result<(
     ra.seek(SeekFrom::Start(table_at)).and_then(|_| ra.read_exact(&mut raw)).map_err(io_at(table_at))?;
     let table = raw.chunks_exact(4).map(|c| le32(c, 0)).collect();
     let first = if per_frame { None } else { file_linktype };
-    let mut iface = InterfaceInfo::new(first.unwrap_or(LINKTYPE_ETHERNET), 0);
-    iface.ts_resolution = if major == 1 { TsResolution::Pow10(3) } else if minor >= 3 { TsResolution::Pow10(7) } else { TsResolution::MICROS };
+    let resolution = if major == 1 { TsResolution::Pow10(3) } else if minor >= 3 { TsResolution::Pow10(7) } else { TsResolution::MICROS };
+    let ifaces = first.map(|lt| InterfaceInfo { ts_resolution: resolution, ..InterfaceInfo::new(lt, 0) });
     let st = NetmonState {
         file: BufReader::with_capacity(1 << 16, ra),
         major,
@@ -208,7 +210,7 @@ pub fn open(mut ra: RandomAccess, raw_bytes: Option<Arc<AtomicU64>>) -> Result<(
         pos: u64::MAX,
         raw_bytes,
     };
-    Ok((st, iface))
+    Ok((st, ifaces.into_iter().collect()))
 }
 
 impl NetmonState {
@@ -218,7 +220,9 @@ impl NetmonState {
             return (i as u32, None);
         }
         self.linktypes.push(linktype);
-        (self.linktypes.len() as u32 - 1, Some(InterfaceInfo::new(linktype, 0)))
+        let resolution = if self.minor >= 3 { TsResolution::Pow10(7) } else { TsResolution::MICROS };
+        let iface = InterfaceInfo { ts_resolution: resolution, ..InterfaceInfo::new(linktype, 0) };
+        (self.linktypes.len() as u32 - 1, Some(iface))
     }
 
     /// Moves to file offset `at`, keeping the read buffer when `at` is just ahead.
