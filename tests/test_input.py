@@ -13,6 +13,7 @@ import lzma
 import os
 import shutil
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -143,17 +144,25 @@ def test_concatenated_members_read_as_one_capture(tmp_path, kind):
     p = tmp_path / f"two.pcap.{kind}"
     p.write_bytes(COMPRESS[kind](whole[:half]) + COMPRESS[kind](whole[half:]))
     assert flows_json(str(p))["flows"] == expected()["flows"]
+    assert len(tcpdiag.packets(str(p))) == 10
 
 
 def test_nested_layers_are_peeled(tmp_path):
+    # A pcapng (written by editcap, not by tcpdiag) in gzip in zstd in bzip2.
     ng = tmp_path / "c.pcapng"
-    subprocess.run(["editcap", "-F", "pcapng", "-", str(ng)], input=pcap_bytes(), check=True, capture_output=True) \
-        if shutil.which("editcap") else ng.write_bytes(b"")
-    inner = ng.read_bytes() if ng.stat().st_size else pcap_bytes()
+    subprocess.run(["editcap", "-F", "pcapng", "-", str(ng)], input=pcap_bytes(), check=True, capture_output=True)
     p = tmp_path / "c.pcapng.gz.zst.bz2"
-    p.write_bytes(bz2.compress(zstd(gzip.compress(inner))))
+    p.write_bytes(bz2.compress(zstd(gzip.compress(ng.read_bytes()))))
     doc = flows_json(str(p))
-    assert doc["flows"] == expected()["flows"]
+    assert doc["flows"] == expected()["flows"] and doc["stats"]["format"] == "pcapng"
+    assert len(tcpdiag.packets(str(p))) == 10
+
+
+def test_stdin_through_the_python_api():
+    code = "import tcpdiag; print(len(tcpdiag.packets('-')))"
+    r = subprocess.run([sys.executable, "-c", code], input=zstd(pcap_bytes()), capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().strip() == "10"
 
 
 def test_truncated_compressed_stream_keeps_frames_before(tmp_path):

@@ -73,7 +73,7 @@ def finish(res: tables.ScanResult) -> None:
     err = res.error
     if err is None:
         return
-    if res.partial:
+    if res.partial and err.frames_read:
         click.echo(f"tcpdiag: warning: {err}; results cover the {err.frames_read} frames before it", err=True)
     else:
         click.echo(f"tcpdiag: error: {err}", err=True)
@@ -86,7 +86,8 @@ capture_arg = click.argument("capture", type=click.Path(dir_okay=False, allow_da
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tcpdiag")
 def main() -> None:
-    """Tells why a TCP transfer is slow, from a packet capture (pcap, pcapng, .gz, stdin, Windows .etl)."""
+    """Tells why a TCP transfer is slow, from a packet capture: pcap, pcapng, snoop, Peek,
+    NetMon or Windows .etl; plain or gzip/zstd/xz/bzip2; a file, a FIFO, <(...) or - (stdin)."""
 
 
 @main.command()

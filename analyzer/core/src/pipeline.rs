@@ -38,7 +38,7 @@ pub struct ScanStats {
     pub first_undecodable: Option<(u64, String)>,
     pub input_bytes: u64,
     /// The capture format ("pcap", "pcapng", "snoop", "peekclassic", "netmon", "etl"; ""
-    /// for merged captures).
+    /// for merged pieces of different formats).
     pub format: &'static str,
 }
 

@@ -110,7 +110,9 @@ impl Read for Classified {
             if self.ended.load(Ordering::Relaxed) || e.kind() == UnexpectedEof {
                 io::Error::new(UnexpectedEof, format!("{} stream cut short", self.name))
             } else if matches!(e.kind(), InvalidData | InvalidInput | Other) {
-                io::Error::new(InvalidData, format!("{}: {}", self.name, one_line(&e)))
+                let text = one_line(&e);
+                let text = text.strip_prefix(self.name).and_then(|t| t.strip_prefix(": ")).unwrap_or(&text);
+                io::Error::new(InvalidData, format!("{}: {text}", self.name))
             } else {
                 e
             }

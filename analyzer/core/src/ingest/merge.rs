@@ -128,4 +128,14 @@ impl<R: FrameSource> FrameSource for MergedSource<R> {
     fn input_bytes_read(&self) -> u64 {
         self.readers.iter().map(|r| r.input_bytes_read()).sum()
     }
+
+    /// The pieces' format when they share one, else "".
+    fn format_name(&self) -> &'static str {
+        let first = self.readers.first().map_or("", |r| r.format_name());
+        if self.readers.iter().all(|r| r.format_name() == first) {
+            first
+        } else {
+            ""
+        }
+    }
 }
