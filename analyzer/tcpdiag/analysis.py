@@ -177,6 +177,11 @@ class Analysis:
         blocks, the events, and every flow's series."""
         if not isinstance(self.path, str):
             raise ValueError("per-packet tables are read from a single capture, not from merged pieces")
+        if not tables.rereadable(self.path):
+            from tcpdiag.errors import CaptureIOError
+
+            raise CaptureIOError(self.path, "standard input, a FIFO or a pipe gives its bytes once, and the analysis "
+                                            "read them; save the capture to a file to read its packets too", kind="io")
         series = tables.series_spec(self.flow_table)
         parts: dict[str, list[pa.Table]] = {k: [] for k in ("packets", "sacks", "events", "series")}
         for chunk in tables.PacketChunks(self.path, 1_000_000, True, self.vantage, series):

@@ -16,11 +16,10 @@ retransmissions; see docs/etl.md.
 from __future__ import annotations
 
 import contextlib
-import os
 from typing import Any, Iterator
 
 from tcpdiag import _native
-from tcpdiag.errors import CaptureDamagedError, NotACaptureError, from_native
+from tcpdiag.errors import CaptureDamagedError, from_native
 
 #: Values `component` / `--etl-component` take besides a component id or name.
 COMPONENT_CHOICES = ("auto", "all", "first")
@@ -72,9 +71,7 @@ def convert(path: str, out: str, *, compat: str | None = None, component: str | 
     """
     if compat not in (None, "etl2pcapng"):
         raise ValueError(f"unknown compatibility mode {compat!r}: only 'etl2pcapng'")
-    if os.path.isfile(path) and not is_trace(path):
-        raise NotACaptureError(path, "offset 0: not an ETL trace (pktmon, netsh trace): `convert` reads only those",
-                               kind="not_a_capture", offset=0)
+    # The native side opens the input once and says when it is not an ETL trace.
     raw = _native.etl_convert(path, out, compat is not None, None if component is None else str(component))
     err = raw["error"]
     if err is not None:
@@ -133,7 +130,8 @@ def windows_state(analysis: Any, stream: int):
     # Cached on the analysis: several flows of one trace read its events once.
     cache = analysis.__dict__.setdefault("_etl_tcpip", {})
     if "df" not in cache:
-        cache["df"] = tcpip_events(analysis.path) if is_trace(analysis.path) else None
+        # The first pass said what the capture was: no second opening to find out.
+        cache["df"] = tcpip_events(analysis.path) if analysis.stats.get("format") == "etl" else None
     df = cache["df"]
     if stream not in analysis.verdicts:
         raise KeyError(f"no flow {stream} in {analysis.path}")

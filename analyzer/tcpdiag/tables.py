@@ -7,6 +7,8 @@ imports without pandas; `tcpdiag.api` turns the same tables into DataFrames.
 
 from __future__ import annotations
 
+import os
+import stat
 import warnings
 from dataclasses import dataclass, field
 from functools import cache
@@ -94,6 +96,18 @@ def result(file: str, raw: dict) -> ScanResult:
     if raw["error"] is not None:
         res.error = from_native(file, raw["error"], partial=res)
     return res
+
+
+def rereadable(path: str) -> bool:
+    """True when `path` can be read a second time: a regular file. Standard input, a FIFO
+    and a shell's `<(...)` (`/dev/fd/N`) give their bytes once. Looks at the path with
+    `stat` only: opening a FIFO to find out would consume its writer."""
+    if path == "-":
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # a missing file: the reading itself reports it
 
 
 def check(res: ScanResult, errors: str) -> ScanResult:

@@ -41,6 +41,9 @@ pub struct ScanStats {
     /// First frame that could not be decoded, and why (for the warning line).
     pub first_undecodable: Option<(u64, String)>,
     pub input_bytes: u64,
+    /// The capture format ("pcap", "pcapng", "snoop", "peekclassic", "netmon", "etl"; ""
+    /// for merged pieces of different formats).
+    pub format: &'static str,
 }
 
 impl ScanStats {
@@ -48,6 +51,8 @@ impl ScanStats {
         match reason {
             StopReason::NotTcp | StopReason::Encrypted => self.not_tcp += 1,
             StopReason::Fragment => self.fragments += 1,
+            // NetMon's metadata records (ETW events, adapter lists) are frames without a packet.
+            StopReason::UnknownLinkType(lt) if lt >= crate::ingest::netmon::LINKTYPE_NETMON_META => self.not_tcp += 1,
             StopReason::UnknownLinkType(lt) => match self.unknown_linktypes.iter_mut().find(|(t, _, _)| *t == lt) {
                 Some((_, n, _)) => *n += 1,
                 None => self.unknown_linktypes.push((lt, 1, frame.number)),
@@ -55,7 +60,7 @@ impl ScanStats {
             StopReason::Truncated { .. } | StopReason::Malformed(_) => {
                 self.undecodable += 1;
                 if self.first_undecodable.is_none() {
-                    self.first_undecodable = Some((frame.number, format!("{layer:?} layer: {reason:?}")));
+                    self.first_undecodable = Some((frame.number, reason.describe(layer)));
                 }
             }
         }
@@ -124,6 +129,7 @@ impl Scanner {
 
     pub fn finish(mut self) -> Scan {
         self.stats.input_bytes = self.reader.input_bytes_read();
+        self.stats.format = self.reader.format_name();
         Scan { flows: self.table.into_flows(), stats: self.stats, error: self.error }
     }
 }

@@ -64,6 +64,7 @@ pub(crate) fn stats_dict<'py>(py: Python<'py>, s: &ScanStats) -> PyResult<Bound<
     d.set_item("unknown_linktypes", s.unknown_linktypes.clone())?;
     d.set_item("first_undecodable", s.first_undecodable.clone())?;
     d.set_item("input_bytes", s.input_bytes)?;
+    d.set_item("format", s.format)?;
     Ok(d)
 }
 
@@ -78,9 +79,11 @@ pub(crate) fn result_dict<'py>(py: Python<'py>, scan: &Scan) -> PyResult<Bound<'
     Ok(d)
 }
 
-/// Opens a capture; on failure the scan that carries only the error.
-pub(crate) fn open(path: &str) -> PyResult<Result<Box<dyn FrameSource>, Scan>> {
-    Ok(guarded(path, || etl::open_source(path))?
+/// Opens a capture; on failure the scan that carries only the error. Without the GIL:
+/// opening a FIFO waits for its writer, which may be a Python thread.
+pub(crate) fn open(py: Python<'_>, path: &str) -> PyResult<Result<Box<dyn FrameSource>, Scan>> {
+    Ok(py
+        .detach(|| guarded(path, || etl::open_source(path)))?
         .map_err(|e| Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) }))
 }
 

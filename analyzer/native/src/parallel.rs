@@ -1,7 +1,6 @@
 //! The scaling entry points: analysis on N cores, rotated pieces merged, capture filters,
 //! idle-flow eviction (`analyze_scaled`), and live capture (`LiveSession`).
 
-use std::path::Path;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -10,7 +9,6 @@ use pyo3::types::PyDict;
 
 use tcpdiag_core::bpf::FrameFilter;
 use tcpdiag_core::ingest::merge::MergedSource;
-use tcpdiag_core::ingest::CaptureReader;
 use tcpdiag_core::live::LiveCapture;
 use tcpdiag_core::parallel::{run, run_on, EngineOptions, EngineStats, Outcome};
 use tcpdiag_core::pipeline::{Scan, ScanStats};
@@ -81,7 +79,7 @@ fn analyze_scaled<'py>(
     let filter = filter_of(filter)?;
     let mut readers = Vec::new();
     for (i, p) in paths.iter().enumerate() {
-        match guarded(p, || CaptureReader::open(Path::new(p)))? {
+        match py.detach(|| guarded(p, || super::etl::open_source(p)))? {
             Ok(r) => readers.push(r),
             Err(e) => {
                 let scan = Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) };

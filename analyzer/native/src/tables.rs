@@ -59,7 +59,7 @@ pub(crate) fn analysis_result<'py>(
 /// The flows table of a capture.
 #[pyfunction]
 fn scan_flows<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> {
-    let scan = match open(path)? {
+    let scan = match open(py, path)? {
         Ok(reader) => py.detach(|| guarded(path, || scan(reader, &mut NoSink)))?,
         Err(failed) => failed,
     };
@@ -81,7 +81,7 @@ fn diagnosis_result<'py>(py: Python<'py>, scan: &Scan, d: Diagnosis) -> PyResult
 #[pyo3(signature = (path, vantage = None, target_bps = None))]
 fn analyze<'py>(py: Python<'py>, path: &str, vantage: Option<&str>, target_bps: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
     let opts = judge_options(vantage, target_bps)?;
-    let (scan, diagnosis) = match open(path)? {
+    let (scan, diagnosis) = match open(py, path)? {
         Ok(reader) => py.detach(|| {
             guarded(path, || {
                 // Each flow is judged once closed, its state dropped and its verdict put in
@@ -127,9 +127,16 @@ struct PacketChunks {
 impl PacketChunks {
     #[new]
     #[pyo3(signature = (path, chunk_rows = 1_000_000, analysis = false, vantage = None, series = None))]
-    fn new(path: &str, chunk_rows: u64, analysis: bool, vantage: Option<&str>, series: Option<SeriesSpec>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        path: &str,
+        chunk_rows: u64,
+        analysis: bool,
+        vantage: Option<&str>,
+        series: Option<SeriesSpec>,
+    ) -> PyResult<Self> {
         let judge = judge_options(vantage, None)?;
-        let (scanner, finished) = match open(path)? {
+        let (scanner, finished) = match open(py, path)? {
             Ok(r) => (Some(Scanner::boxed(r)), None),
             Err(failed) => (None, Some(failed)),
         };

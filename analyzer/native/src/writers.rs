@@ -22,7 +22,7 @@ fn written<'py>(py: Python<'py>, scan: &Scan, write_err: Option<std::io::Error>)
 #[pyo3(signature = (path, out, vantage = None))]
 fn write_annotations<'py>(py: Python<'py>, path: &str, out: &str, vantage: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
     let opts = judge_options(vantage, None)?;
-    let reader = match open(path)? {
+    let reader = match open(py, path)? {
         Ok(r) => r,
         Err(failed) => return written(py, &failed, None),
     };
@@ -48,7 +48,7 @@ fn write_annotations<'py>(py: Python<'py>, path: &str, out: &str, vantage: Optio
 #[pyfunction]
 #[pyo3(signature = (path, out, analysis = false))]
 fn write_packets_csv<'py>(py: Python<'py>, path: &str, out: &str, analysis: bool) -> PyResult<Bound<'py, PyDict>> {
-    let reader = match open(path)? {
+    let reader = match open(py, path)? {
         Ok(r) => r,
         Err(failed) => return written(py, &failed, None),
     };

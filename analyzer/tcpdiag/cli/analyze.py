@@ -25,16 +25,23 @@ VANTAGES = ["auto", "sender", "receiver", "middle"]
 
 
 @contextmanager
-def _readable_twice(capture: str) -> Iterator[str]:
-    """Standard input spooled to a temporary file: graphs and tables read the capture a
-    second time."""
-    if capture != "-":
+def _readable_twice(capture: str, twice: bool) -> Iterator[str]:
+    """A path the capture can be read from as often as needed. Graphs and tables (`twice`)
+    read it a second time: standard input, a FIFO or a `<(...)` pipe, which can be read
+    only once, are then spooled to a temporary file (opened once, copied once)."""
+    from tcpdiag.tables import rereadable
+
+    if not twice or rereadable(capture):
         yield capture
         return
-    fd, tmp = tempfile.mkstemp(prefix="tcpdiag-stdin-", suffix=".cap")
+    fd, tmp = tempfile.mkstemp(prefix="tcpdiag-input-", suffix=".cap")
     try:
         with os.fdopen(fd, "wb") as f:
-            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            if capture == "-":
+                shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            else:
+                with open(capture, "rb") as src:
+                    shutil.copyfileobj(src, f, 1 << 20)
         yield tmp
     finally:
         os.unlink(tmp)
@@ -113,7 +120,7 @@ def analyze(captures: tuple[str, ...], flow_spec: str | None, show_all: bool, mi
     from tcpdiag.report.progress import Progress
     from tcpdiag.selection import select_streams
 
-    with _readable_twice(capture) as path:
+    with _readable_twice(capture, twice=bool(csv_dir or parquet_dir or html_file)) as path:
         with warnings.catch_warnings(), Progress(path, "analysing", enabled=None if not quiet else False):
             # Damage is reported once by finish(), after the results for the readable part.
             warnings.simplefilter("ignore", CaptureWarning)

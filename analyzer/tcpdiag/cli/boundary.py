@@ -84,7 +84,7 @@ def finish(res: "tables.ScanResult") -> None:
     err = res.error
     if err is None:
         return
-    if res.partial:
+    if res.partial and err.frames_read:
         click.echo(f"tcpdiag: warning: {err}; results cover the {err.frames_read} frames before it", err=True)
     else:
         click.echo(f"tcpdiag: error: {err}", err=True)

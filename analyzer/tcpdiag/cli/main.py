@@ -18,7 +18,8 @@ from tcpdiag.cli_wireshark import wireshark
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tcpdiag")
 def main() -> None:
-    """Tells why a TCP transfer is slow, from a packet capture (pcap, pcapng, .gz, stdin, Windows .etl)."""
+    """Tells why a TCP transfer is slow, from a packet capture: pcap, pcapng, snoop, Peek,
+    NetMon or Windows .etl; plain or gzip/zstd/xz/bzip2; a file, a FIFO, <(...) or - (stdin)."""
 
 
 for command in (flows, packets, analyze, convert, wireshark, live_command):

@@ -213,7 +213,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         ));
     }
     if rwnd_share >= MIN_SHARE {
-        let frames = vec![lim.first_frame[LimitState::Rwnd as usize]];
+        // Time at a zero window counts here too: a flow whose window was only ever closed
+        // has no frame in the rwnd state, so its first zero-window frame stands for it.
+        let first = match lim.first_frame[LimitState::Rwnd as usize] {
+            0 => lim.first_frame[LimitState::ZeroWindow as usize],
+            n => n,
+        };
+        let frames = vec![first];
         let mut values = vec![
             ("rwnd", Value::Bytes(rwnd)),
             ("rtt", rtt.clone()),
@@ -368,6 +374,15 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         FindingId::SndbufLimited => sndbuf_ceiling,
         _ => Ceiling::compute(Limit::Path, None, Some(flight), path, goodput, opts.target_bps),
     };
+    // The small bonuses above only order the findings; the share reported is of busy time.
+    // A limit state never entered has no first frame (0): the flow's first frame stands in.
+    for x in &mut f {
+        x.share = x.share.clamp(0.0, 1.0);
+        x.frames.retain(|&n| n != 0);
+        if x.frames.is_empty() {
+            x.frames.push(summary.first_frame);
+        }
+    }
     v.findings = f;
     v
 }

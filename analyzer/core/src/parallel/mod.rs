@@ -461,7 +461,9 @@ pub fn run_on<S: FrameSource>(source: &mut S, opts: EngineOptions, filter: Optio
             Err(e) => break Some(e),
         }
     };
-    engine.finish(source.input_bytes_read(), error)
+    let mut outcome = engine.finish(source.input_bytes_read(), error);
+    outcome.scan.stats.format = source.format_name();
+    outcome
 }
 
 /// From this many jobs, decoding runs on threads of its own ([`run_pipelined`]).
@@ -590,5 +592,7 @@ pub fn run_pipelined<S: FrameSource>(source: &mut S, opts: EngineOptions, filter
             std::panic::resume_unwind(p);
         }
     }
-    engine.finish(source.input_bytes_read(), error)
+    let mut outcome = engine.finish(source.input_bytes_read(), error);
+    outcome.scan.stats.format = source.format_name();
+    outcome
 }
