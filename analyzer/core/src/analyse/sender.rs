@@ -425,6 +425,11 @@ impl Sender {
     }
 
     fn snapshot(&mut self, ts: i64) {
+        // Before this direction sent anything there is no SND.UNA to remember (a window
+        // advertised in the peer's SYN comes first): a view then falls back to now.
+        if !self.started {
+            return;
+        }
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
         // Views look back one ACK→data delay: keep twice that (and a millisecond).
         let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
