@@ -113,6 +113,9 @@ pub struct Sender {
     /// When the receiver first reported data above SND.UNA (a hole opened).
     hole_since: Option<i64>,
     pub rtt: RttEstimator,
+    /// The samples known to span the whole path: taken once the capture point's
+    /// ACK→data delay was known (from the handshake or timestamp echoes) and added in.
+    pub e2e: RttEstimator,
     pub last_send_ns: i64,
     pub last_ack_ns: i64,
     max_tsval: Option<u32>,
@@ -406,7 +409,9 @@ impl Sender {
         self.a2d_hint_ns = Some(hint);
         if let Some(part) = self.pending_syn_rtt.take() {
             let lag = self.a2d_ns();
-            self.rtt.sample(part + if lag >= AT_SENDER_NS { lag } else { 0 });
+            let r = part + if lag >= AT_SENDER_NS { lag } else { 0 };
+            self.rtt.sample(r);
+            self.e2e.sample(r);
         }
     }
 
@@ -700,6 +705,9 @@ impl Sender {
             let lag = self.a2d_ns();
             let r = r + if lag >= AT_SENDER_NS { lag } else { 0 };
             self.rtt.sample(r);
+            if self.a2d.samples > 0 || self.a2d_hint_ns.is_some() {
+                self.e2e.sample(r);
+            }
             notes.rtt_ns = Some(r);
         }
         if self.in_recovery {
