@@ -22,6 +22,10 @@ pub mod record;
 pub mod rewrites;
 pub mod segments;
 pub mod side;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+pub(crate) mod trace;
 
 use crate::analyse::finding::Finding;
 use crate::analyse::verdict::JudgeOptions;
