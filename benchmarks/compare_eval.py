@@ -20,8 +20,10 @@ before it) and the truth records whether random loss was drawn before or after i
 Each truth drop is looked up among the comparison's loss rows of the data direction by its
 relative sequence range (a multiset: a segment dropped twice needs two rows). It is *right*
 when a row of the expected kind covers it, *wrong* when only a row of another kind does,
-*missed* when none. Rows no drop explains are *extra*. Reordering: the share of held-back
-segments the comparison reports reordered between the points. Rewrites: every middlebox
+*missed* when none. Rows no drop explains are *extra*. The same bytes lost twice before
+the first capture leave a trace only in the IPv4 identification, so distinct lost ranges
+are scored too (`ranges`). Reordering: the share of the segments held back between the
+pair's points that the comparison reports reordered between them. Rewrites: every middlebox
 field (wscale stripped, MSS clamped, address and ISN rewritten) must have its finding.
 Speed: compare's wall time against analysing both captures, each measured in this process.
 
@@ -49,6 +51,9 @@ EXPECTED = {
     ("sender", "middle"): {"before_mid": "lost_between", "after_mid": "lost_after"},
     ("middle", "receiver"): {"before_mid": "lost_before", "after_mid": "lost_between"},
 }
+#: Pairs whose points a hold-back lies between, by where it happened.
+REORDER_BETWEEN = {"before_mid": {("sender", "receiver"), ("sender", "middle")},
+                   "after_mid": {("sender", "receiver"), ("middle", "receiver")}, None: {("sender", "receiver")}}
 #: Middlebox field → the finding that must report it.
 REWRITE_FINDING = {"syn.wscale": "option_stripped", "synack.wscale": "option_stripped", "syn.mss": "mss_clamped",
                    "synack.mss": "mss_clamped", "src": "address_translated", "dst": "address_translated",
@@ -94,6 +99,8 @@ class Truth:
     drops: list[tuple[int, int, str | None]]  # (rel_seq, len, where)
     held: list[tuple[int, int]]
     ack_losses: int
+    #: Where the hold-back happened: before_mid, after_mid or None (not said).
+    reorder_at: str | None = None
 
 
 def read_truth(run: Run) -> Truth:
@@ -118,7 +125,7 @@ def read_truth(run: Run) -> Truth:
                 drops.append((rel, n, "before_mid" if r["fate"] == "Q" else loss_at))
             elif r["fate"] == "R":
                 held.append((rel, n))
-    return Truth(sender_connects, drops, held, ack_losses)
+    return Truth(sender_connects, drops, held, ack_losses, reorder_at)
 
 
 def rewrites(run: Run) -> set[str]:
@@ -167,11 +174,22 @@ def score_pair(c: Any, truth: Truth, pair: tuple[str, str], expected_rewrites: s
         else:
             kinds["missed"] += 1
     extra = sum(1 for f in LOSS_FATES for row in losses[f] if not row[2])
-    late = {(r["rel_seq"], r["len"]) for r in rows if r["fate"] == "delivered" and r["late_ms"] is not None}
-    held_found = sum(1 for h in truth.held if h in late)
+    # Distinct lost ranges: the same bytes lost again before the first capture leave no
+    # trace but the IPv4 identification (absent in IPv6), so also score each range once.
+    distinct = Counter()
+    for rel, n, where in set(truth.drops):
+        want = table.get(where)
+        if want is None:
+            continue
+        hit = [f for f in LOSS_FATES for row in losses[f] if row[0] < rel + n and rel < row[1]]
+        distinct["right" if want in hit else "wrong" if hit else "missed"] += 1
+    late = {(r["rel_seq"], r["len"]) for r in rows if r["late_ms"] is not None}
+    held = truth.held if pair in REORDER_BETWEEN[truth.reorder_at] else []
+    held_found = sum(1 for h in held if h in late)
     found_ids = set(c.finding_table.column("id").to_pylist())
     out.update(right=kinds["right"], wrong=kinds["wrong"], missed=kinds["missed"], unscored=kinds["unscored"],
-               extra=extra, held=len(truth.held), held_found=held_found,
+               ranges=sum(distinct.values()), ranges_right=distinct["right"],
+               extra=extra, held=len(held), held_found=held_found,
                rewrites_expected=sorted(expected_rewrites), rewrites_missing=sorted(expected_rewrites - found_ids))
     return out
 
@@ -206,8 +224,8 @@ def totals(results: list[dict[str, Any]]) -> dict[str, Any]:
     by_pair: dict[str, dict[str, Any]] = {}
     for r in results:
         t = by_pair.setdefault(r["pair"], Counter())
-        for k in ("drops", "right", "wrong", "missed", "unscored", "extra", "held", "held_found", "compare_s",
-                  "analyse_both_s"):
+        for k in ("drops", "right", "wrong", "missed", "unscored", "extra", "ranges", "ranges_right", "held",
+                  "held_found", "compare_s", "analyse_both_s"):
             t[k] += r.get(k, 0)
         t["runs"] += 1
         t["rewrites_expected"] += len(r["rewrites_expected"])
@@ -217,6 +235,7 @@ def totals(results: list[dict[str, Any]]) -> dict[str, Any]:
     for pair, t in by_pair.items():
         scored = t["right"] + t["wrong"] + t["missed"]
         out[pair] = dict(t, right_share=t["right"] / scored if scored else None,
+                         ranges_right_share=t["ranges_right"] / t["ranges"] if t["ranges"] else None,
                          held_share=t["held_found"] / t["held"] if t["held"] else None)
     return out
 
@@ -236,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in evaluate(run, timing=args.timing):
             results.append(r)
             print(f"{r['run']:>24} {r['pair']:>18}: drops {r['drops']:5} right {r['right']:5} wrong {r['wrong']:3} "
-                  f"missed {r['missed']:3} extra {r['extra']:3}  held {r['held_found']}/{r['held']}  "
+                  f"missed {r['missed']:3} extra {r['extra']:3}  ranges {r.get('ranges_right', 0)}/{r.get('ranges', 0)}  "
+                  f"held {r['held_found']}/{r['held']}  "
                   f"rewrites missing {r['rewrites_missing'] or '-'}  {r['compare_s']:.2f}s", flush=True)
     tot = totals(results)
     print(json.dumps(tot, indent=1))

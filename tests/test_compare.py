@@ -161,12 +161,19 @@ SWEEP_RUNS = sorted(SWEEP.glob("1*/emulator.csv.gz")) if SWEEP.is_dir() else []
 @pytest.mark.parametrize("emu", SWEEP_RUNS, ids=lambda p: p.parent.name)
 def test_sweep_runs_attribute_drops_at_each_pair_of_vantages_and_report_every_rewrite(emu):
     (run,) = compare_eval.runs_in(emu.parent)
-    results = compare_eval.evaluate(run)
-    for r in results:
+    ipv4 = run.truth.get("spec", {}).get("family", "ipv4") == "ipv4"
+    for r in compare_eval.evaluate(run):
         assert r["matched"] >= 1, r
-        scored = r["right"] + r["wrong"] + r["missed"]
-        assert r["right"] >= 0.99 * scored, r
+        assert r["wrong"] == 0, r
         assert not r["rewrites_missing"], r
+        scored = r["right"] + r["wrong"] + r["missed"]
+        if r["pair"].startswith("sender"):
+            assert r["right"] >= 0.99 * scored, r
+        elif ipv4:
+            # Lost before the middle capture: the same bytes lost twice are told apart
+            # only as far as their IPv4 identifications allow; every lost range is found.
+            assert r["ranges_right"] >= 0.99 * r["ranges"], r
+        assert r["held_found"] >= 0.95 * r["held"], r
 
 
 def test_corpus_client_and_server_pair_is_matched_consistently():

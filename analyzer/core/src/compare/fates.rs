@@ -9,9 +9,12 @@
 //! - seen at U only: `lost_between`, unless the receiver acknowledged its bytes before their
 //!   next transmission could reach it: then it crossed D's point unrecorded
 //!   (`not_captured` at D);
-//! - bytes below the highest sequence number already seen at U that U sees for the first
-//!   time, in a retransmission, and that D did not see before either: their original was
-//!   `lost_before` U (one row per such retransmission);
+//! - packets the sender sent that U never saw: `lost_before` U. When the IPv4
+//!   identifications at U step by one ([`ipid`](super::ipid)), each missing number is one
+//!   such packet (its bytes: the hole it leaves in the sequence space, else the bytes of the
+//!   packet after it, sent again); otherwise, bytes below the highest sequence number
+//!   already seen at U that U sees for the first time, in a retransmission, and that D did
+//!   not see before either (one row per such retransmission);
 //! - seen at D only: `not_captured` at U;
 //! - seen while the other capture was not running: `outside`.
 //!
@@ -44,6 +47,9 @@ impl Fate {
 /// Lateness at or above which reordering counts as "late" in the finding (ms scale, as in
 /// "2 % of segments arrive ≥ 3 ms late").
 pub const LATE_NS: i64 = 3_000_000;
+/// How long after a transmission a D-SACK for it still counts, beyond four times D's
+/// delay to the receiver and back.
+const DSACK_WAIT_NS: i64 = 1_000_000_000;
 /// Evidence frames kept per kind of fate.
 const EVIDENCE: usize = 5;
 
@@ -175,6 +181,8 @@ pub struct DirInput<'a> {
     pub m: &'a DirMatch,
     /// Sequence number at B = at A + shift.
     pub shift: u32,
+    /// The IPv4 identification is the same in both captures.
+    pub ip_id_kept: bool,
     pub a_upstream: bool,
     pub clock: &'a Clock,
     pub pair: u32,
@@ -326,17 +334,24 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     let arrives_inside = |t_u: i64| span_d.is_none_or(|(f, l)| t_u + owd_min >= f - tol && t_u + owd_min <= l - tol);
     let left_inside = |t_d: i64| span_u.is_none_or(|(f, l)| t_d - owd_min >= f + tol && t_d - owd_min <= l + tol);
 
-    // The receiver side's delay to acknowledge, seen from D: its slack in "acknowledged
-    // before the next transmission reached it".
+    // The receiver side's smallest delay to acknowledge, seen from D (over every data
+    // segment: a sample misses the immediate ACKs of loss recovery and overstates it). An
+    // ACK seen sooner than that after the next transmission passed D cannot be that
+    // transmission's: about half of it is the slack of "acknowledged before the next
+    // transmission reached the receiver".
     let rtt_d = (0..d.list.len())
         .filter(|&p| d.lens[p] > 0)
-        .step_by((d.list.len() / 2000).max(1))
         .filter_map(|p| acks.delay_to_ack(d.pos[p] + d.lens[p] as i64, d.t[p]))
         .min()
         .unwrap_or(0)
         .max(0);
-    let slack = rtt_d / 2;
-    let dsack_window = 4 * rtt_d + 5_000_000;
+    // Receivers answer some segments within microseconds and others tens of them later:
+    // near the receiver (a delay to ACK under 1 ms) only an ACK seen before the next
+    // transmission proves the first one arrived.
+    let slack = (rtt_d - 1_000_000).max(0) / 2;
+    // A D-SACK proves the receiver got a second copy: of a segment held back beyond D for
+    // up to several round trips and sent again meanwhile, it comes that much later.
+    let dsack_window = 4 * rtt_d + DSACK_WAIT_NS;
 
     let mut st = DirStats { a_upstream: x.a_upstream, seen_a: x.la.len() as u64, seen_b: x.lb.len() as u64, ..Default::default() };
     let mut cov = Coverage::default();
@@ -400,6 +415,23 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     }
     st.ev_reorder.reverse();
 
+    // Packets missing from U's numbering, by the position of the packet after the gap.
+    let id_gaps = identification_gaps(u, d);
+    let mut gap_at: Vec<(u32, u32, u32)> = id_gaps.iter().flatten().map(|g| (g.after, g.before, g.missing)).collect();
+    gap_at.sort_unstable();
+    let d_ids = (x.ip_id_kept && !gap_at.is_empty()).then(|| {
+        let mut m: ahash::AHashMap<u16, Vec<i64>> = ahash::AHashMap::new();
+        for (q, &i) in d.list.iter().enumerate() {
+            m.entry(d.side.seg(i).ip_id).or_default().push(d.t[q]);
+        }
+        m
+    });
+    let owd_max = owds.last().copied().unwrap_or(0);
+    let mss = u.list.iter().map(|&i| u.side.seg(i).len).max().unwrap_or(1).max(1) as i64;
+    // Bytes the identification gaps placed: the holes they leave are not counted again.
+    let mut placed = Coverage::default();
+    let mut next_gap = 0usize;
+
     // Upstream rows, and the originals lost before U.
     for p in 0..u.list.len() as u32 {
         let pi = p as usize;
@@ -410,11 +442,68 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         if len > 0 && inside {
             st.data_sent += 1;
         }
+        // Missing identifications just before this packet: what they carried was lost
+        // before U, unless D saw it (U missed it: counted below).
+        while next_gap < gap_at.len() && gap_at[next_gap].0 < p {
+            next_gap += 1;
+        }
+        while next_gap < gap_at.len() && gap_at[next_gap].0 == p {
+            let (_, before, missing) = gap_at[next_gap];
+            next_gap += 1;
+            if !inside {
+                continue;
+            }
+            let h = highest.unwrap_or(s);
+            let k = missing as usize;
+            // Cut [from, to) into at most k pieces of at most one MSS.
+            let chunks = |from: i64, to: i64| -> Vec<(i64, i64)> {
+                (0..k).map(|j| (from + j as i64 * mss, (from + (j as i64 + 1) * mss).min(to))).filter(|c| c.0 < c.1).collect()
+            };
+            let pieces: Vec<(i64, i64)> = if len == 0 {
+                Vec::new() // pure ACKs or window probes: no bytes to place
+            } else if s > h {
+                chunks(h, s) // a hole in the sequence space: the missing packets carried it
+            } else if s == h {
+                vec![(s, e); k] // earlier transmissions of these bytes (a tail lost, maybe twice)
+            } else {
+                // A retransmission: the missing packets most likely carried new data at `h`
+                // (up to where U later sees the sequence jump past it).
+                let n = u.list.len();
+                let jump = (pi + 1..n.min(pi + 65)).find(|&j| u.lens[j] > 0 && u.pos[j] > h).map(|j| u.pos[j]);
+                chunks(h, jump.unwrap_or(h + k as i64 * mss))
+            };
+            let first_id = u.side.seg(u.list[before as usize]).ip_id;
+            let t_from = u.t[before as usize] - tol;
+            let t_until = t + owd_max + tol;
+            for (k, (ps, pe)) in pieces.into_iter().enumerate() {
+                let id = first_id.wrapping_add(1 + k as u16);
+                let seen_d = match &d_ids {
+                    Some(m) => m.get(&id).is_some_and(|ts| ts.iter().any(|&td| td >= t_from && td <= t_until)),
+                    None => tx_d.any_before(ps, pe, t + owd_min + tol, d_only),
+                };
+                if seen_d || pe <= ps {
+                    continue;
+                }
+                placed.add(ps, pe);
+                let mut r = row((None, None), (None, None), ps, (pe - ps) as u32, Fate::LostBefore);
+                let ev = frames(Some(p), (q != NONE).then_some(q));
+                set_evidence(&mut r, ev);
+                r.retrans = true;
+                if x.keep_rows {
+                    rows.push(r);
+                }
+                st.lost_before += 1;
+                keep(&mut st.ev_before, ev);
+            }
+        }
         let mut retrans = false;
         if len > 0 {
             if let Some(h) = highest {
                 retrans = s < h;
-                let hole: Vec<(i64, i64)> = cov.gaps(s, e.min(h));
+                let mut hole: Vec<(i64, i64)> = cov.gaps(s, e.min(h));
+                if id_gaps.is_some() {
+                    hole = hole.into_iter().flat_map(|(a, b)| placed.gaps(a, b)).collect();
+                }
                 if inside && !hole.is_empty() {
                     let (hs, he) = (hole[0].0, hole[hole.len() - 1].1);
                     // Seen at D before this retransmission: U missed it, counted below.
@@ -530,6 +619,22 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         st.owd = Some(Owd { min: owds[0], p50: at(0.5), p95: at(0.95), max: owds[owds.len() - 1], samples: owds.len() as u64 });
     }
     st
+}
+
+/// The gaps in U's IPv4 identifications for this direction, when they are one sender's
+/// sequential counter: every packet IPv4, and none longer than D's longest (a TSO packet
+/// seen at the sender steps the counter by its segments).
+fn identification_gaps(u: &View<'_>, d: &View<'_>) -> Option<Vec<super::ipid::Gap>> {
+    let segs = || u.list.iter().map(|&i| u.side.seg(i));
+    if !segs().all(|s| s.v4()) {
+        return None;
+    }
+    let longest = |v: &View<'_>| v.list.iter().map(|&i| v.side.seg(i).len).max().unwrap_or(0);
+    if d.list.is_empty() || longest(u) > longest(d) {
+        return None;
+    }
+    let ids: Vec<u16> = segs().map(|s| s.ip_id).collect();
+    super::ipid::gaps(&ids)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 pub mod acks;
 pub mod clock;
 pub mod fates;
+pub mod ipid;
 pub mod localise;
 pub mod matching;
 pub mod record;
@@ -155,6 +156,7 @@ pub fn compare_captures(ca: Capture, cb: Capture, opts: &CompareOptions) -> Comp
                 rb: b.of(m.b, (d ^ 1) ^ m.flip as usize),
                 m: &dm[d],
                 shift: m.shift[d],
+                ip_id_kept: m.ip_id_kept[d],
                 a_upstream,
                 clock: &clock,
                 pair: pair_index,
