@@ -47,6 +47,8 @@ impl Fate {
 /// Lateness at or above which reordering counts as "late" in the finding (ms scale, as in
 /// "2 % of segments arrive ≥ 3 ms late").
 pub const LATE_NS: i64 = 3_000_000;
+/// How far below a retransmission (in MSS) the holes its lost predecessors filled can be.
+const RECOVERY_REACH: i64 = 64;
 /// How long after a transmission a D-SACK for it still counts, beyond four times D's
 /// delay to the receiver and back.
 const DSACK_WAIT_NS: i64 = 1_000_000_000;
@@ -428,8 +430,26 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     });
     let owd_max = owds.last().copied().unwrap_or(0);
     let mss = u.list.iter().map(|&i| u.side.seg(i).len).max().unwrap_or(1).max(1) as i64;
+    let has_ts = u.list.iter().all(|&i| u.side.seg(i).has_ts() || u.side.seg(i).syn());
     // Bytes the identification gaps placed: the holes they leave are not counted again.
     let mut placed = Coverage::default();
+    // Originals held back before U: data segments whose timestamp is older than one U saw
+    // before them. A hole they fill (even after a retransmission did) was no loss.
+    let mut held_before_u = Coverage::default();
+    if has_ts {
+        let mut top: Option<u32> = None;
+        for (j, &i) in u.list.iter().enumerate() {
+            let v = u.side.seg(i).tsval;
+            match top {
+                Some(t) if (v.wrapping_sub(t) as i32) < 0 => {
+                    if u.lens[j] > 0 {
+                        held_before_u.add(u.pos[j], u.pos[j] + u.lens[j] as i64);
+                    }
+                }
+                _ => top = Some(v),
+            }
+        }
+    }
     let mut next_gap = 0usize;
 
     // Upstream rows, and the originals lost before U.
@@ -466,11 +486,27 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
             } else if s == h {
                 vec![(s, e); k] // earlier transmissions of these bytes (a tail lost, maybe twice)
             } else {
-                // A retransmission: the missing packets most likely carried new data at `h`
-                // (up to where U later sees the sequence jump past it).
-                let n = u.list.len();
-                let jump = (pi + 1..n.min(pi + 65)).find(|&j| u.lens[j] > 0 && u.pos[j] > h).map(|j| u.pos[j]);
-                chunks(h, jump.unwrap_or(h + k as i64 * mss))
+                // A retransmission: the missing packets were retransmissions of bytes U never
+                // saw just below these (recovery goes up the holes), else new data at `h` (up
+                // to where U later sees the sequence jump past it).
+                let unseen: Vec<(i64, i64)> = cov.gaps((s - RECOVERY_REACH * mss).max(0), s);
+                if let Some(&(_, top)) = unseen.last() {
+                    let mut pieces: Vec<(i64, i64)> = unseen
+                        .iter()
+                        .rev()
+                        .flat_map(|&(a, b)| {
+                            let n = ((b - a + mss - 1) / mss).max(1);
+                            (0..n).rev().map(move |j| (a + j * mss, (a + (j + 1) * mss).min(b)))
+                        })
+                        .take(k)
+                        .collect();
+                    pieces.retain(|c| c.1 <= top);
+                    pieces
+                } else {
+                    let n = u.list.len();
+                    let jump = (pi + 1..n.min(pi + 65)).find(|&j| u.lens[j] > 0 && u.pos[j] > h).map(|j| u.pos[j]);
+                    chunks(h, jump.unwrap_or(h + k as i64 * mss))
+                }
             };
             let first_id = u.side.seg(u.list[before as usize]).ip_id;
             let t_from = u.t[before as usize] - tol;
@@ -500,8 +536,11 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         if len > 0 {
             if let Some(h) = highest {
                 retrans = s < h;
-                let mut hole: Vec<(i64, i64)> = cov.gaps(s, e.min(h));
+                let mut hole: Vec<(i64, i64)> =
+                    cov.gaps(s, e.min(h)).into_iter().flat_map(|(a, b)| held_before_u.gaps(a, b)).collect();
                 if id_gaps.is_some() {
+                    // Holes the identification gaps did not explain (their bytes placed
+                    // elsewhere) are still losses before U.
                     hole = hole.into_iter().flat_map(|(a, b)| placed.gaps(a, b)).collect();
                 }
                 if inside && !hole.is_empty() {
