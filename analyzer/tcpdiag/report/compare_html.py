@@ -39,11 +39,17 @@ def delay_figure(c: "Comparison", pair: int, d: int) -> "go.Figure":
     assert c.fate_table is not None, "needs compare(a, b, fates=True)"
     t = c.fate_table
     t = t.filter(pc.and_(pc.equal(t.column("pair"), pair), pc.equal(t.column("dir"), d)))
-    cols = t.select(["frame_a", "frame_b", "fate", "owd_ms", "late_ms", "rel_seq"]).to_pydict()
+    cols = t.select(["frame_a", "frame_b", "fate", "owd_ms", "late_ms", "rel_seq", "evidence_a", "evidence_b"]).to_pydict()
     ta, tb = (t.column(k).cast(pa.int64()).to_pylist() for k in ("time_a", "time_b"))
     offset = c.clock["offset_ns"]
-    # Time of each row in A's clock (B's times moved by the offset).
+    # Time of each row in A's clock (B's times moved by the offset); a segment seen in
+    # neither capture (lost before the first) at the time of its evidence (the retransmission).
     times = [x if x is not None else (y - offset if y is not None else None) for x, y in zip(ta, tb)]
+    at_a = {f: x for f, x in zip(cols["frame_a"], ta) if f is not None and x is not None}
+    at_b = {f: y - offset for f, y in zip(cols["frame_b"], tb) if f is not None and y is not None}
+    for i, x in enumerate(times):
+        if x is None:
+            times[i] = at_a.get(cols["evidence_a"][i], at_b.get(cols["evidence_b"][i]))
     known = [x for x in times if x is not None]
     t0 = min(known) if known else 0
     na, nb = c.names
