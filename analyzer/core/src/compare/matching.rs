@@ -213,19 +213,23 @@ struct Sample {
 /// same length at the shifted sequence and acknowledgement numbers, and whether their marks
 /// agree.
 fn sample(x: &Side, xs: &[u32], y: &Side, ys: &[u32], shift: u32, ack_shift: u32) -> Sample {
-    let mut first: AHashMap<u128, u32> = AHashMap::with_capacity(ys.len());
+    // Key → (first segment with it, how many share it).
+    let mut first: AHashMap<u128, (u32, u32)> = AHashMap::with_capacity(ys.len());
     for &i in ys {
         let g = y.seg(i);
-        first.entry(key(g.seq, g.len, g.ack)).or_insert(i);
+        first.entry(key(g.seq, g.len, g.ack)).or_insert((i, 0)).1 += 1;
     }
     let step = (xs.len() / SAMPLES).max(1);
     let mut s = Sample::default();
     for &i in xs.iter().step_by(step) {
         let g = x.seg(i);
         s.n += 1;
-        let Some(&j) = first.get(&key(g.seq.wrapping_add(shift), g.len, g.ack.wrapping_add(ack_shift))) else { continue };
-        let h = y.seg(j);
+        let Some(&(j, n)) = first.get(&key(g.seq.wrapping_add(shift), g.len, g.ack.wrapping_add(ack_shift))) else { continue };
         s.found += 1;
+        if n > 1 {
+            continue; // duplicate ACKs, retransmissions: which copy is which is unknown
+        }
+        let h = y.seg(j);
         if g.v4() && h.v4() && (g.ip_id != 0 || h.ip_id != 0) {
             s.id_pairs += 1;
             s.id_same += (g.ip_id == h.ip_id) as usize;
