@@ -45,11 +45,12 @@ RECIPE = {"target": TARGET, "stagger_ns": STAGGER_NS, "skip_stories": list(SKIP_
 SIDES = ("sender", "receiver")
 
 
-def out_path(side: str) -> Path:
-    return DATA / f"compare-1m.{side}.pcap"
+def out_path(side: str, target: int = TARGET) -> Path:
+    name = "compare-1m" if target == TARGET else f"compare-{target}"
+    return DATA / f"{name}.{side}.pcap"
 
 
-def pick_runs(sweep: Path) -> list[Path]:
+def pick_runs(sweep: Path, target: int = TARGET) -> list[Path]:
     """The largest runs, distinct client endpoints, until each side reaches TARGET packets."""
     runs = []
     for t in sweep.glob("*/truth.json"):
@@ -63,7 +64,7 @@ def pick_runs(sweep: Path) -> list[Path]:
     runs.sort(key=lambda r: (-r[0], r[2].name))
     chosen, seen, total = [], set(), 0
     for n, client, d in runs:
-        if total >= TARGET:
+        if total >= target:
             break
         if client in seen:
             continue
@@ -82,15 +83,16 @@ def _shifted(path: Path, shift_ns: int, tmpdir: Path):
     return hdr, (pcaprw.Packet(p.ts + shift_ns, p.origlen, p.data) for p in pkts)
 
 
-def build(sweep: Path) -> dict:
+def build(sweep: Path, target: int = TARGET) -> dict:
     """Writes both merged captures (see the module doc) unless they exist for this recipe."""
-    meta = DATA / "compare-1m.meta.json"
-    if all(out_path(s).exists() for s in SIDES) and meta.exists() \
-            and json.loads(meta.read_text()).get("recipe") == RECIPE:
+    recipe = dict(RECIPE, target=target)
+    meta = out_path("sender", target).with_name(out_path("sender", target).name.replace(".sender.pcap", ".meta.json"))
+    if all(out_path(s, target).exists() for s in SIDES) and meta.exists() \
+            and json.loads(meta.read_text()).get("recipe") == recipe:
         return json.loads(meta.read_text())
-    runs = pick_runs(sweep)
+    runs = pick_runs(sweep, target)
     DATA.mkdir(parents=True, exist_ok=True)
-    out = {"recipe": RECIPE, "runs": [d.name for d in runs], "sweep": str(sweep)}
+    out = {"recipe": recipe, "runs": [d.name for d in runs], "sweep": str(sweep)}
     with tempfile.TemporaryDirectory() as tmp:
         for side in SIDES:
             streams, base, hdr = [], None, None
@@ -101,7 +103,7 @@ def build(sweep: Path) -> dict:
                 hdr = hdr or h
                 streams.append(it)
             assert hdr is not None
-            with pcaprw.PcapWriter(str(out_path(side)), hdr) as w:
+            with pcaprw.PcapWriter(str(out_path(side, target)), hdr) as w:
                 for p in pcaprw.merge_by_time(streams):
                     w.write(p)
                 out[f"{side}_packets"] = w.packets
@@ -132,13 +134,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sweep", type=Path, default=Path("/work/sweep-data/tuning"))
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--target", type=int, default=TARGET, help="packets per capture (default 1,000,000)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     if not args.sweep.is_dir():
         print(f"skipped: no sweep directory at {args.sweep}")
         return 0
-    made = build(args.sweep)
-    A, B = out_path("sender"), out_path("receiver")
+    made = build(args.sweep, args.target)
+    A, B = out_path("sender", args.target), out_path("receiver", args.target)
     res = {
         "a": str(A), "b": str(B), "captures": made,
         "analyze_a": measure(["analyze", str(A), "--json"], args.repeat),
