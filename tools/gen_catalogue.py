@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "catalogue" / "findings.toml"
 HEADER = "generated from catalogue/findings.toml by tools/gen_catalogue.py — do not edit"
 KEYS = ("id", "field", "group", "severity", "scope", "message", "remedy", "doc")
+#: packet: an event on one frame; flow: a verdict or flow-wide finding of one capture; pair: a
+#: finding of `tcpdiag compare` about one flow seen in two captures (evidence in both).
+SCOPES = ("packet", "flow", "pair")
 
 
 def load() -> list[dict]:
@@ -24,7 +27,7 @@ def load() -> list[dict]:
     for f in findings:
         assert f["severity"] in ("chat", "note", "warn", "error"), f
         assert f["group"] in ("sequence", "protocol", "malformed", "comment"), f
-        assert f["scope"] in ("packet", "flow"), f
+        assert f["scope"] in SCOPES, f
         assert f["field"].startswith("tcpdiag."), f
         assert f["scope"] == "packet" or f.get("remedy"), f"verdict {f['id']} needs a remedy"
     return findings
@@ -51,6 +54,16 @@ def rust(findings: list[dict]) -> str:
               "/// Expert severity, lowest first (policy, not detection: set in the catalogue).",
               "#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]",
               "pub enum Severity {", "    Chat,", "    Note,", "    Warn,", "    Error,", "}", "",
+              "/// What a finding is about (catalogue `scope`).",
+              "#[derive(Debug, Clone, Copy, PartialEq, Eq)]",
+              "pub enum Scope {",
+              "    /// An event on one frame.",
+              "    Packet,",
+              "    /// A verdict or flow-wide finding of one capture.",
+              "    Flow,",
+              "    /// A finding of `tcpdiag compare` about one flow seen in two captures.",
+              "    Pair,",
+              "}", "",
               "/// One catalogue entry.",
               "#[derive(Debug)]",
               "pub struct Entry {",
@@ -59,8 +72,7 @@ def rust(findings: list[dict]) -> str:
               "    pub field: &'static str,",
               "    pub group: &'static str,",
               "    pub severity: Severity,",
-              "    /// True for a per-flow finding (a verdict), false for a packet event.",
-              "    pub flow: bool,",
+              "    pub scope: Scope,",
               "    /// Message template: `{name}` is filled from the finding's values.",
               "    pub message: &'static str,",
               "    /// Remedy template (empty for packet events).",
@@ -74,7 +86,7 @@ def rust(findings: list[dict]) -> str:
                   f"        field: {_rust_str(f['field'])},",
                   f"        group: {_rust_str(f['group'])},",
                   f"        severity: Severity::{sev},",
-                  f"        flow: {'true' if f['scope'] == 'flow' else 'false'},",
+                  f"        scope: Scope::{f['scope'].capitalize()},",
                   f"        message: {_rust_str(f['message'].strip())},",
                   f"        remedy: {_rust_str(f.get('remedy', '').strip())},",
                   "    },"]
@@ -93,7 +105,8 @@ def rust(findings: list[dict]) -> str:
 def markdown(findings: list[dict]) -> str:
     out = [f"<!-- {HEADER} -->", "# Findings and verdicts", "",
            "Every finding tcpdiag reports, with its Wireshark-style field name, severity and meaning.", ""]
-    for scope, title in (("flow", "Verdicts (per flow)"), ("packet", "Packet events")):
+    for scope, title in (("flow", "Verdicts (per flow)"), ("packet", "Packet events"),
+                         ("pair", "Localisation (tcpdiag compare: one flow in two captures)")):
         out += [f"## {title}", ""]
         for f in findings:
             if f["scope"] != scope:
@@ -118,7 +131,9 @@ def _lua_str(s: str) -> str:
 def lua(findings: list[dict]) -> str:
     """The plugin with its expert table (between the markers) regenerated."""
     rows = [f"{LUA_BEGIN} ({HEADER})", "    M.CATALOGUE = {"]
-    for f in findings:
+    # Pair findings come from two captures (tcpdiag compare): the plugin shows one capture
+    # and has no way to receive them yet, so its expert table holds the other scopes only.
+    for f in (f for f in findings if f["scope"] != "pair"):
         cells = ", ".join(f"{k} = {_lua_str(f.get(k, '').strip())}"
                           for k in ("field", "group", "severity", "scope", "message", "remedy"))
         rows.append(f"        {f['id']} = {{ {cells} }},")

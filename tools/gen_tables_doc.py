@@ -40,6 +40,14 @@ SECTIONS = [
     ("Series", "`Analysis.series(flow)`, `analyze --csv/--parquet` (series): each flow's state over time, one "
      "row per packet that describes the data direction", "series", None),
     ("SACK blocks", "`Analysis.sacks`: the SACK blocks of every ACK, first block first", "sacks", None),
+    ("Pairs", "`tcpdiag.compare(a, b).pairs`, `tcpdiag compare --json` (pairs): one row per flow of either "
+     "capture, the flows seen in both paired (docs/compare.md)", "pairs", None),
+    ("Directions", "`Comparison.directions`: per matched flow and direction, what happened between the capture "
+     "points", "directions", None),
+    ("Fates", "`Comparison.fates` (`compare(a, b, fates=True)`): one row per segment of the matched flows, and "
+     "one per transmission lost before the upstream capture (seen in neither)", "fates", None),
+    ("Pair findings", "`Comparison.findings`: every localisation finding of every pair, the primary first, "
+     "with evidence frames in both captures", "pair_findings", None),
 ]
 
 

@@ -2,8 +2,9 @@
 
 The public API is re-exported here; the compiled core is the private `tcpdiag._native`.
 `analyze` gives an `Analysis` (data); the reporters are functions over it: `text_report`
-(text), `plot` (plotly figures), `write_html`. pandas- and plotly-based functions load on
-first use, so the CLI starts without them.
+(text), `plot` (plotly figures), `write_html`. `compare(a, b)` gives a `Comparison` of two
+captures of one transfer; `compare_report` words it. pandas- and plotly-based functions
+load on first use, so the CLI starts without them.
 """
 
 from tcpdiag._native import __version__
@@ -24,6 +25,9 @@ _LAZY = {
     "text_report": ("tcpdiag.report.text", "report"),
     "plot": ("tcpdiag.report.figures", "plot"),
     "write_html": ("tcpdiag.report.html", "write"),
+    "compare": ("tcpdiag.comparison", "compare"),
+    "Comparison": ("tcpdiag.comparison", "Comparison"),
+    "compare_report": ("tcpdiag.report.compare", "text"),
 }
 
 __all__ = [
@@ -36,6 +40,9 @@ __all__ = [
     "text_report",
     "plot",
     "write_html",
+    "compare",
+    "Comparison",
+    "compare_report",
     "CaptureError",
     "CaptureIOError",
     "NotACaptureError",

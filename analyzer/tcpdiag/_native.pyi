@@ -72,6 +72,18 @@ def analyze_scaled(
 ) -> dict[str, Any]:
     """As `analyze`, plus `"engine"`; an error dict also names the failing `"input"`."""
 
+def compare(
+    path_a: str,
+    path_b: str,
+    vantage: str | None = None,
+    target_bps: float | None = None,
+    names: tuple[str, str] | None = None,
+    fates: bool = False,
+) -> dict[str, Any]:
+    """`{"a": analyze's dict for A, "b": for B, and, when both opened: "pairs", "directions",
+    "findings", "fates" (Batch, None unless asked), "clock" (dict), "matched", "names"}`;
+    when a capture cannot be opened, its dict holds the error and the other is empty."""
+
 def schemas() -> dict[str, Batch]: ...
 def format_number(unit: str, x: float) -> str: ...
 def write_packets_csv(path: str, out: str, analysis: bool = False) -> dict[str, Any]: ...

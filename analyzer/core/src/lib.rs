@@ -5,6 +5,7 @@
 
 pub mod analyse;
 pub mod bpf;
+pub mod compare;
 pub mod decode;
 pub mod emit;
 pub mod flow;

@@ -14,6 +14,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod batch;
+mod compare;
 mod etl;
 mod parallel;
 mod tables;
@@ -109,5 +110,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     writers::register(m)?;
     etl::register(m)?;
     parallel::register(m)?;
+    compare::register(m)?;
     Ok(())
 }

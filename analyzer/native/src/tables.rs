@@ -12,7 +12,7 @@ use tcpdiag_core::emit::diagnosis::Diagnosis;
 use tcpdiag_core::emit::events::EventColumns;
 use tcpdiag_core::emit::flows_table::{findings_batch, flows_batch};
 use tcpdiag_core::emit::packet_batch::{analysis_batches, packets_batch};
-use tcpdiag_core::emit::schema::{self, ANALYSIS, EVENT, FINDING, FLOW, PACKET, SACK, SERIES, VERDICT};
+use tcpdiag_core::emit::schema::{self, ANALYSIS, DIRECTION, EVENT, FATE, FINDING, FLOW, PACKET, PAIR, PAIR_FINDING, SACK, SERIES, VERDICT};
 use tcpdiag_core::emit::series::{SeriesColumns, SeriesFlow};
 use tcpdiag_core::emit::{AnalysisColumns, PacketColumns};
 use tcpdiag_core::flow::FlowSummary;
@@ -67,7 +67,7 @@ fn scan_flows<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> 
 }
 
 /// `{"flows": [Batch], "findings": [Batch], "stats", "error"}` from a finished diagnosis.
-fn diagnosis_result<'py>(py: Python<'py>, scan: &Scan, d: Diagnosis) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn diagnosis_result<'py>(py: Python<'py>, scan: &Scan, d: Diagnosis) -> PyResult<Bound<'py, PyDict>> {
     let dict = result_dict(py, scan)?;
     let (flows, findings) =
         py.detach(|| d.finish(&scan.flows)).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}")))?;
@@ -226,11 +226,12 @@ impl PacketChunks {
 
 /// Every table's declared schema, as an empty batch: flows, verdict (the flows table of a
 /// diagnosis), findings, packets, analysis (packets with the analysis columns), sacks,
-/// events, series. docs/tables.md is generated from these.
+/// events, series; and a comparison's pairs, directions, fates and pair_findings.
+/// docs/tables.md is generated from these.
 #[pyfunction]
 fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let tables: [(&str, &[&[schema::Column]]); 8] = [
+    let tables: [(&str, &[&[schema::Column]]); 12] = [
         ("flows", &[FLOW]),
         ("verdict", &[FLOW, VERDICT]),
         ("findings", &[FINDING]),
@@ -239,6 +240,10 @@ fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         ("sacks", &[SACK]),
         ("events", &[EVENT]),
         ("series", &[SERIES]),
+        ("pairs", &[PAIR]),
+        ("directions", &[DIRECTION]),
+        ("fates", &[FATE]),
+        ("pair_findings", &[PAIR_FINDING]),
     ];
     for (name, cols) in tables {
         d.set_item(name, empty(schema::schema(cols)))?;

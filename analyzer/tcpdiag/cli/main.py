@@ -9,6 +9,7 @@ import click
 
 from tcpdiag import __version__
 from tcpdiag.cli.analyze import analyze
+from tcpdiag.cli.compare import compare
 from tcpdiag.cli.convert import convert
 from tcpdiag.cli.fleet import live_command
 from tcpdiag.cli.tables import flows, packets
@@ -22,5 +23,5 @@ def main() -> None:
     NetMon or Windows .etl; plain or gzip/zstd/xz/bzip2; a file, a FIFO, <(...) or - (stdin)."""
 
 
-for command in (flows, packets, analyze, convert, wireshark, live_command):
+for command in (flows, packets, analyze, compare, convert, wireshark, live_command):
     main.add_command(command)

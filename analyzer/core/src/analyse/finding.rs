@@ -104,14 +104,22 @@ pub struct Finding {
     pub id: FindingId,
     /// Share of the busy time this finding explains (0..1), for ranking.
     pub share: f64,
-    /// Frames that show it (open in Wireshark with `frame.number == N`).
+    /// Frames that show it (open in Wireshark with `frame.number == N`); for a pair finding
+    /// (`tcpdiag compare`), frames of the first capture (A).
     pub frames: Vec<u64>,
+    /// Pair findings only: frames of the second capture (B) that show it.
+    pub frames_b: Vec<u64>,
     pub values: Vec<(&'static str, Value)>,
 }
 
 impl Finding {
     pub fn new(id: FindingId, share: f64, frames: Vec<u64>, values: Vec<(&'static str, Value)>) -> Finding {
-        Finding { id, share, frames, values }
+        Finding { id, share, frames, frames_b: Vec::new(), values }
+    }
+
+    /// A finding about one flow seen in two captures, with evidence frames in each.
+    pub fn pair(id: FindingId, share: f64, frames_a: Vec<u64>, frames_b: Vec<u64>, values: Vec<(&'static str, Value)>) -> Finding {
+        Finding { id, share, frames: frames_a, frames_b, values }
     }
 
     /// The catalogue message filled with the values.

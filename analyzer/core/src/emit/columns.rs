@@ -40,6 +40,9 @@ pub fn opt_u8s(v: Vec<Option<u8>>) -> ArrayRef {
 pub fn opt_u16s(v: Vec<Option<u16>>) -> ArrayRef {
     Arc::new(UInt16Array::from(v))
 }
+pub fn opt_u32s(v: Vec<Option<u32>>) -> ArrayRef {
+    Arc::new(UInt32Array::from(v))
+}
 pub fn opt_u64s(v: Vec<Option<u64>>) -> ArrayRef {
     Arc::new(UInt64Array::from(v))
 }

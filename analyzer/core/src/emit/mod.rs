@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod annotations;
 pub mod columns;
+pub mod compare;
 pub mod csv;
 pub mod diagnosis;
 pub mod events;

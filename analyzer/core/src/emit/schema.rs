@@ -274,3 +274,92 @@ pub const SERIES: &[Column] = &[
     col("goodput_bps", Kind::F64, "Bits newly acknowledged in the trailing window ÷ window"),
     opt("rtt_ms", Kind::F64, "RTT sample carried by this ACK, ms"),
 ];
+
+/// `tcpdiag compare`: one row per flow of either capture, matched ones paired.
+pub const PAIR: &[Column] = &[
+    col("pair", Kind::U32, "Pair number in this comparison"),
+    opt("stream_a", Kind::U32, "The flow's tcp.stream in capture A (empty: not seen there)"),
+    opt("stream_b", Kind::U32, "The flow's tcp.stream in capture B (empty: not seen there)"),
+    opt("matched_by", Kind::Code, "same (equal endpoints and sequence numbers) or translated (NAT or shifted sequence numbers: matched by its segments); empty for a flow seen in one capture"),
+    opt("match_score", Kind::F64, "Share of the sampled segments of one capture found in the other (0..1)"),
+    opt("client_a", Kind::Utf8, "The client (the side that sent the SYN; else the first sender) as capture A saw it, address:port"),
+    opt("server_a", Kind::Utf8, "The server as capture A saw it"),
+    opt("client_b", Kind::Utf8, "The client as capture B saw it"),
+    opt("server_b", Kind::Utf8, "The server as capture B saw it"),
+    col("a_position", Kind::Code, "Where capture A is on the flow's path: client_side (it sees client → server segments first), server_side, or unknown"),
+    col("finding", Kind::Code, "The primary localisation finding (catalogue id)"),
+    col("severity", Kind::Code, "Its severity (chat, note, warn, error)"),
+    col("message", Kind::Words, "The primary finding in words"),
+    col("findings", Kind::U8, "Number of localisation findings (rows of the pair findings table)"),
+];
+
+/// `tcpdiag compare`: per matched flow and direction, what happened on the path between the
+/// capture points.
+pub const DIRECTION: &[Column] = &[
+    col("pair", Kind::U32, "Pair number"),
+    col("dir", Kind::U8, "0 = client → server, 1 = server → client"),
+    col("upstream", Kind::Code, "The capture this direction meets first: a or b"),
+    col("seen_a", Kind::U64, "Segments of this direction in capture A"),
+    col("seen_b", Kind::U64, "Segments in capture B"),
+    col("data_sent", Kind::U64, "Segments carrying data (or SYN/FIN) seen upstream while both captures ran"),
+    col("delivered", Kind::U64, "Segments seen at both points"),
+    col("lost_between", Kind::U64, "Data segments lost between the capture points"),
+    col("lost_before", Kind::U64, "Data segments lost before the upstream capture (their bytes first seen there in a retransmission)"),
+    col("lost_after", Kind::U64, "Data segments lost after the downstream capture (seen there, not received)"),
+    col("acks_lost", Kind::U64, "Pure ACKs seen upstream and not downstream"),
+    col("not_captured_a", Kind::U64, "Segments that crossed capture A's point without being recorded there"),
+    col("not_captured_b", Kind::U64, "Segments that crossed capture B's point without being recorded there"),
+    col("outside", Kind::U64, "Segments seen while the other capture was not running"),
+    col("split", Kind::U64, "Upstream segments that arrive split into several (TSO, resegmentation)"),
+    col("merged", Kind::U64, "Upstream segments that arrive merged with others (GRO)"),
+    col("reordered", Kind::U64, "Segments overtaken between the points by a segment sent after them"),
+    col("late_3ms", Kind::U64, "Reordered segments at least 3 ms late"),
+    col("max_late_ms", Kind::F64, "Largest lateness of a reordered segment, ms"),
+    opt("owd_min_ms", Kind::F64, "Smallest one-way delay between the points, ms (clock offset removed)"),
+    opt("owd_p50_ms", Kind::F64, "Median one-way delay, ms"),
+    opt("owd_p95_ms", Kind::F64, "95th percentile one-way delay, ms"),
+    opt("owd_max_ms", Kind::F64, "Largest one-way delay, ms"),
+    opt("hops", Kind::U8, "TTL / hop-limit decrease between the points when the same for every segment (routers between them)"),
+    col("seq_shift", Kind::U32, "Sequence number downstream minus upstream (mod 2^32): 0 unless a middlebox shifts them"),
+    col("window_rewritten", Kind::U64, "Segments whose window field differs between the captures"),
+    col("dscp_rewritten", Kind::U64, "Segments whose DSCP differs"),
+    col("ecn_bleached", Kind::U64, "Segments ECN-capable upstream, Not-ECT downstream"),
+    col("ce_marked", Kind::U64, "Segments ECN-capable upstream, marked CE downstream"),
+];
+
+/// `tcpdiag compare`: one row per segment of the matched flows (and one per transmission
+/// lost before the upstream capture, seen in neither).
+pub const FATE: &[Column] = &[
+    col("pair", Kind::U32, "Pair number"),
+    col("dir", Kind::U8, "0 = client → server, 1 = server → client"),
+    opt("frame_a", Kind::U64, "Frame in capture A (empty: not seen there)"),
+    opt("frame_b", Kind::U64, "Frame in capture B"),
+    opt("time_a", Kind::Time, "Capture time in A (A's clock)"),
+    opt("time_b", Kind::Time, "Capture time in B (B's clock)"),
+    col("rel_seq", Kind::I64, "Sequence number relative to the direction's ISN, as Wireshark's relative numbers at capture A"),
+    col("len", Kind::U32, "Sequence space it occupies: payload bytes, plus 1 for SYN and FIN"),
+    col("fate", Kind::Code, "delivered (seen at both), lost_between, lost_before (the upstream capture), lost_after (the downstream capture), not_captured_a, not_captured_b (crossed that point unrecorded), outside (the other capture was not running)"),
+    opt("owd_ms", Kind::F64, "One-way delay between the points, ms (clock offset removed)"),
+    opt("late_ms", Kind::F64, "Reordered between the points: how late it arrived, ms"),
+    col("pieces", Kind::U16, "Counterparts in the other capture: above 1 when split or merged between them"),
+    col("retrans", Kind::Bool, "Bytes the upstream capture had already seen sent (a retransmission)"),
+    opt("evidence_a", Kind::U64, "Frame of capture A that decided the fate: the retransmission repairing a loss, or the ACK proving the receiver got it"),
+    opt("evidence_b", Kind::U64, "Frame of capture B that decided the fate"),
+];
+
+/// `tcpdiag compare`: every localisation finding of every pair, the primary first.
+pub const PAIR_FINDING: &[Column] = &[
+    col("pair", Kind::U32, "Pair number"),
+    opt("stream_a", Kind::U32, "tcp.stream in capture A"),
+    opt("stream_b", Kind::U32, "tcp.stream in capture B"),
+    col("rank", Kind::U8, "0 for the primary finding, then by severity and share"),
+    col("id", Kind::Code, "Catalogue id (catalogue/findings.toml)"),
+    col("field", Kind::Words, "Wireshark-style filter name (tcpdiag.compare.*)"),
+    col("severity", Kind::Code, "chat, note, warn or error"),
+    col("share", Kind::F64, "How much of the pair's trouble it explains (0..1), for ranking"),
+    col("message", Kind::Words, "The finding in words"),
+    col("remedy", Kind::Words, "What to do about it"),
+    col("frames_a", Kind::FrameList, "Frames of capture A that show it"),
+    col("frames_b", Kind::FrameList, "Frames of capture B that show it"),
+    col("values", Kind::Values, "The numbers behind the message: name, unit, number (or text)"),
+];
