@@ -215,7 +215,7 @@ def test_seed_ranges_are_disjoint_and_the_held_out_range_is_big_enough():
 
 QUIET = {  # a cwnd-limited run that filled the link: every other rule stays silent
     "rwnd_limited_share": 0.0, "window_full_sample_share": 0.0, "sndbuf_limited_share": 0.0,
-    "app_limited_sample_share": 0.05, "window_scaling": True, "receiver_window_scaling": True,
+    "app_limited_sample_share": 0.05, "idle_share": 0.0, "window_scaling": True, "receiver_window_scaling": True,
     "syn_wscale_at_receiver": 7, "reader_backlog_share": 0.0, "zero_window_samples": 0,
     "read_rate_mbit": 0, "so_rcvbuf": 0, "so_sndbuf": 0, "rmem_max": 6_291_456,
     "max_sk_rcvbuf": 1_000_000, "wmem_max": 4_194_304, "max_sk_sndbuf": 1_000_000,
@@ -234,6 +234,8 @@ SPEC = {"middlebox": None}
      "rwnd-limited:so_rcvbuf"),  # bbr: the pacing check hides window-bound time
     ({"rwnd_limited_share": 0.9, "window_scaling": False}, "rwnd-limited:no_wscale"),
     ({"rwnd_limited_share": 0.9, "reader_backlog_share": 0.9}, "rwnd-limited:slow_reader"),
+    ({"reader_backlog_share": 0.9, "link_busy_share_after_slow_start": 0.2},
+     "rwnd-limited:slow_reader"),  # bbr paces at the reader's rate: only the backlog shows it
     ({"rwnd_limited_share": 0.9, "rmem_max": 200_000, "max_sk_rcvbuf": 200_000},
      "rwnd-limited:rmem_max"),
     ({"rwnd_limited_share": 0.9}, "rwnd-limited:autotuning"),
@@ -241,6 +243,8 @@ SPEC = {"middlebox": None}
     ({"sndbuf_limited_share": 0.9, "wmem_max": 100_000, "max_sk_sndbuf": 100_000},
      "sndbuf-limited:wmem_max"),
     ({"app_limited_sample_share": 0.9, "writer": "periodic"}, "app-limited:periodic"),
+    ({"idle_share": 0.45, "link_busy_share_after_slow_start": 0.03, "writer": "rr"},
+     "app-limited:request_response"),  # idle between short responses, rarely flagged
     ({"link_busy_share_after_slow_start": 0.4, "total_retrans": 20, "dsack_dups": 18,
       "emulator_reordered": 30, "retransmissions_spurious": 18, "retransmissions_necessary": 2},
      "reorder-limited"),

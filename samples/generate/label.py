@@ -13,7 +13,9 @@ The rules (samples/sweep/SEEDS.md repeats them for readers):
            receiver samples whose unread queue (SIOCINQ) held ≥ the advertised window if the
            link was not full (bbr paces at the rate a slow reader drains); sndbuf =
            Δtcpi_sndbuf_limited / Δtcpi_busy_time; app = share of the sender's samples while
-           the application wrote with tcpi_delivery_rate_app_limited
+           the application wrote with tcpi_delivery_rate_app_limited, or the idle share
+           1 − Δtcpi_busy_time / Δwall time if larger (the flag clears at the first ACK of
+           each burst, so a sender idling between short responses is rarely flagged)
   family   rwnd-limited if rwnd ≥ 0.5; else sndbuf-limited if sndbuf ≥ 0.5; else
            app-limited if app ≥ 0.5 and sndbuf < 0.2; else the congestion window limited,
            and why (first that holds):
@@ -26,6 +28,8 @@ The rules (samples/sweep/SEEDS.md repeats them for readers):
              bandwidth-limited the bottleneck busy ≥ 85% of the time after the first slow
                                start (emulator)
              loss-limited      the emulator dropped data and the sender resent it
+           and if none holds but app ≥ 0.2 (and sndbuf < 0.2): app-limited (nothing else
+           held the sender back)
   clear    the deciding share is ≥ 0.65 (for the congestion window: rwnd, sndbuf and app
            all ≤ 0.35) and the reason rule held; otherwise the label is given but marked not
            clear, with why
@@ -215,7 +219,7 @@ def _also(e: dict) -> list[str]:
         fired.append("rwnd-limited")
     if e["sndbuf_limited_share"] >= ALSO_SHARE:
         fired.append("sndbuf-limited")
-    if e["app_limited_sample_share"] >= SHARE and e["sndbuf_limited_share"] < APP_WITH_SNDBUF:
+    if app_share(e) >= SHARE and e["sndbuf_limited_share"] < APP_WITH_SNDBUF:
         fired.append("app-limited")
     if e["dsack_dups"] and e["emulator_reordered"] \
             and e["retransmissions_spurious"] > e["retransmissions_necessary"]:
@@ -269,9 +273,16 @@ def rwnd_share(e: dict) -> float:
     return max(e["rwnd_limited_share"], e["window_full_sample_share"], backlog)
 
 
+def app_share(e: dict) -> float:
+    """The share of samples flagged delivery_rate_app_limited, or if larger the share of the
+    time the sender had nothing unsent or unacknowledged (1 − Δbusy_time / Δwall time): the
+    flag clears with the first ACK of each burst, so a request/response sender idling
+    between short responses is rarely flagged when sampled."""
+    return max(e["app_limited_sample_share"], e["idle_share"])
+
+
 def label(e: dict, spec: dict, drawn: dict) -> dict:
-    rwnd, sndbuf, app = (rwnd_share(e), e["sndbuf_limited_share"],
-                         e["app_limited_sample_share"])
+    rwnd, sndbuf, app = rwnd_share(e), e["sndbuf_limited_share"], app_share(e)
     unclear = []
     if rwnd >= SHARE:
         family, deciding, why = "rwnd-limited", rwnd, "rwnd-limited >= half the busy time"
@@ -280,20 +291,26 @@ def label(e: dict, spec: dict, drawn: dict) -> dict:
         family, deciding, why = "sndbuf-limited", sndbuf, "sndbuf_limited/busy >= 0.5"
         subtype, detail = _sndbuf_subtype(e)
     elif app >= SHARE and sndbuf < APP_WITH_SNDBUF:
-        family, deciding, why = ("app-limited", app,
-                                 "delivery_rate_app_limited in >= half the samples while writing")
+        family, deciding, why = ("app-limited", app, "flagged delivery_rate_app_limited or "
+                                 "idle at least half the time while writing")
         subtype, detail = _app_subtype(e)
         if rwnd > MIXED:
             unclear.append(f"rwnd-limited {rwnd:.0%} of the busy time too")
     else:
         family, why = _cwnd_reason(e)
-        deciding = 1 - max(rwnd, sndbuf, app if sndbuf < APP_WITH_SNDBUF else 0)
         subtype, detail = None, {}
-        if family is None:
+        if family is None and app >= ALSO_SHARE and sndbuf < APP_WITH_SNDBUF:
+            # Nothing held the sender back but its application: it idled, the link did not fill.
+            family, why = "app-limited", f"no other limit and the sender idle or app-limited " \
+                f"{app:.0%} of the time"
+            subtype, detail = _app_subtype(e)
+        elif family is None:
             unclear.append(why)
-        for name, share in (("rwnd", rwnd), ("sndbuf", sndbuf), ("app", app)):
+        for name, share in (("rwnd", rwnd), ("sndbuf", sndbuf),
+                            ("app", app if family != "app-limited" else 0)):
             if share > MIXED:
                 unclear.append(f"{name} share {share:.0%} (neither dominant nor negligible)")
+        deciding = 1.0
     if family and family in ("rwnd-limited", "sndbuf-limited", "app-limited") \
             and deciding < CLEAR:
         unclear.append(f"{family} only {deciding:.0%}")

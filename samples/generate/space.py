@@ -76,7 +76,7 @@ class Chance:
 # (dimension, distribution, what it sets); the Markdown table is generated from this list.
 
 STORY = Choice({
-    "bandwidth": 12, "slow-start-overshoot": 8, "loss": 10, "reorder": 10,
+    "bandwidth": 12, "slow-start-overshoot": 8, "loss": 10, "reorder": 12,
     "rwnd:so_rcvbuf": 8, "rwnd:rmem_max": 7, "rwnd:no_wscale": 8, "rwnd:slow_reader": 8,
     "sndbuf:so_sndbuf": 7, "sndbuf:wmem_max": 6, "app:periodic": 9, "app:request_response": 7,
 })
@@ -94,7 +94,7 @@ FAMILY = Choice({"ipv4": 85, "ipv6": 15})
 SMALL_MTU = Chance(0.15)
 SMALL_MTU_BYTES = Choice({576: 1, 1000: 1, 1280: 1})  # IPv6 needs at least 1280
 RACK_OFF = Chance(0.10)  # net.ipv4.tcp_recovery=0 on the sender: dupthresh loss detection
-RACK_OFF_REORDER = Chance(0.40)  # ... in reorder and loss stories
+RACK_OFF_REORDER = Chance(0.50)  # ... in reorder and loss stories
 ACK_LOSS = Chance(0.15)
 ACK_LOSS_RATE = LogUniform(0.01, 0.3)  # pure ACKs only
 CUT = Chance(0.30)  # captures also written starting mid-stream, handshake cut off
@@ -127,7 +127,11 @@ READ_RATE_SHARE = LogUniform(0.1, 0.6)  # slow reader: read rate ÷ link rate
 READ_SIZE = Choice({4096: 1, 16384: 1, 65536: 1, 262144: 1})
 SNDBUF_BDP = LogUniform(0.05, 0.4)
 WMEM_MAX_BDP = LogUniform(0.1, 0.5)
+# A smaller send buffer drains in less time than the writer takes to wake up and refill it,
+# and the kernel then calls the sender application-limited: not the story.
+MIN_SNDBUF = 16384
 PERIODIC_CHUNK = LogUniform(1024, 1_048_576)
+PERIOD_MS = (1.0, 1000.0)  # the period is chunk ÷ load, kept inside this (the chunk follows)
 OFFERED_LOAD = Uniform(0.1, 0.7)  # periodic writer: chunk ÷ period as a share of the link
 RR_RESPONSE = LogUniform(1024, 2_097_152)
 RR_REQUEST = LogUniform(64, 2048)
@@ -140,7 +144,7 @@ MIX_RCVBUF_BDP = LogUniform(0.6, 1.5)
 # reach the BDP), at least 3 s, at most 15 s.
 DURATION_RTTS, DURATION_SS_FACTOR, DURATION_MIN_S, DURATION_MAX_S = 30, 4, 3.0, 15.0
 STORY_MIN_BDP_PKTS = {"slow-start-overshoot": 40, "rwnd:so_rcvbuf": 30, "rwnd:rmem_max": 30,
-                      "rwnd:no_wscale": 90, "sndbuf:so_sndbuf": 30, "sndbuf:wmem_max": 30,
+                      "rwnd:no_wscale": 90, "sndbuf:so_sndbuf": 60, "sndbuf:wmem_max": 60,
                       "reorder": 8, "loss": 20}
 SAMPLE_MS = 10  # TCP_INFO at both ends
 # With 1-MSS skbs (gso_max_size 1500) a send buffer holds ~0.6 of its size in payload, so the
@@ -167,7 +171,8 @@ DIMENSIONS = [
     ("cut capture", CUT, f"captures also written from {CUT_AT} of the writing time on, "
      "handshake cut off; labels over that interval"),
     ("MSS clamp", MIDDLEBOX_MSS, f"middlebox clamps the SYNs' MSS to {CLAMP_MSS}"),
-    ("NAT + ISN shift", MIDDLEBOX_NAT_ISN, "middlebox NATs the sender and shifts both ISNs "
+    ("NAT + ISN shift", MIDDLEBOX_NAT_ISN, "middlebox NATs the sender (when it connects) and "
+     "shifts both ISNs "
      f"(only where the data rate is ≤ {MIDDLEBOX_MAX_PPS:,} packets/s)"),
     ("mixture", MIXTURE, f"a second, milder impairment: {MIX_KIND} (reorder {MIX_REORDER_RATE}"
      f" held {MIX_REORDER_EXTRA_RTT} RTT; loss {MIX_LOSS_RATE}; SO_RCVBUF {MIX_RCVBUF_BDP} BDP)"),
@@ -181,10 +186,13 @@ DIMENSIONS = [
     ("rwnd:no_wscale story", WSCALE_OFF, "how window scaling is lost"),
     ("rwnd:slow_reader story", READ_RATE_SHARE, f"of the link rate read, in {READ_SIZE}-byte "
      "reads, for the writing time"),
-    ("sndbuf:so_sndbuf story", SNDBUF_BDP, "BDP of SO_SNDBUF at the sender"),
-    ("sndbuf:wmem_max story", WMEM_MAX_BDP, "BDP: the sender's net.ipv4.tcp_wmem maximum"),
+    ("sndbuf:so_sndbuf story", SNDBUF_BDP, f"BDP of SO_SNDBUF at the sender (at least "
+     f"{MIN_SNDBUF:,} B)"),
+    ("sndbuf:wmem_max story", WMEM_MAX_BDP, "BDP: the sender's net.ipv4.tcp_wmem maximum (at "
+     f"least {2 * MIN_SNDBUF:,} B)"),
     ("app:periodic story", PERIODIC_CHUNK, f"bytes written every period; offered load "
-     f"{OFFERED_LOAD} of the link"),
+     f"{OFFERED_LOAD} of the link; period {PERIOD_MS[0]:g}–{PERIOD_MS[1]:g} ms (the chunk "
+     "shrinks to keep the load)"),
     ("app:request_response story", RR_RESPONSE, f"bytes per response (the data); request "
      f"{RR_REQUEST} B; think {RR_THINK_MS} ms; the data receiver connects"),
     ("duration", None, f"max({DURATION_MIN_S:g} s, {DURATION_RTTS} RTT, {DURATION_SS_FACTOR} × "
@@ -272,14 +280,15 @@ def draw(seed: int) -> dict:
         rcv_app.update(read_rate_mbit=round(READ_RATE_SHARE.draw(rng) * rate, 3),
                        read_size=READ_SIZE.draw(rng), slow_for=duration)
     elif story == "sndbuf:so_sndbuf":
-        snd_app["sndbuf"] = max(4096, int(SNDBUF_BDP.draw(rng) * bdp))
+        snd_app["sndbuf"] = max(MIN_SNDBUF, int(SNDBUF_BDP.draw(rng) * bdp))
     elif story == "sndbuf:wmem_max":
-        top_wmem = max(8192, int(WMEM_MAX_BDP.draw(rng) * bdp))
+        top_wmem = max(2 * MIN_SNDBUF, int(WMEM_MAX_BDP.draw(rng) * bdp))
         snd_sys["net.ipv4.tcp_wmem"] = f"4096 {min(16384, top_wmem)} {top_wmem}"
     elif story == "app:periodic":
         chunk = int(PERIODIC_CHUNK.draw(rng))
         load = OFFERED_LOAD.draw(rng)
-        period = min(1000.0, max(1.0, chunk * 8 / (load * rate * 1e6) * 1000))
+        period = min(PERIOD_MS[1], max(PERIOD_MS[0], chunk * 8 / (load * rate * 1e6) * 1000))
+        chunk = max(1, min(chunk, int(load * rate * 1e6 / 8 * period / 1000)))  # keep the load
         snd_app.update(mode="periodic", chunk=chunk, period_ms=round(period, 3))
         knobs["offered_load_mbit"] = round(chunk * 8 / period / 1000, 3)
     elif story == "app:request_response":
@@ -300,9 +309,11 @@ def draw(seed: int) -> dict:
     if MIDDLEBOX_NAT_ISN.draw(rng) and rate * 1e6 / 8 / mtu <= MIDDLEBOX_MAX_PPS:
         box["isn_offset"] = {"a2b": rng.randrange(1, 2**32), "b2a": rng.randrange(1, 2**32)}
         v6 = family == "ipv6"
-        box["nat"] = {"inside": (netns.ADDR6 if v6 else netns.ADDR4)["sender"],
-                      "outside": netns.NAT6 if v6 else netns.NAT4,
-                      "port_offset": rng.randrange(1, 2**16)}
+        nat = {"inside": (netns.ADDR6 if v6 else netns.ADDR4)["sender"],
+               "outside": netns.NAT6 if v6 else netns.NAT4,
+               "port_offset": rng.randrange(1, 2**16)}
+        if listen == "receiver":  # a source NAT in front of the side that connects
+            box["nat"] = nat
     mix = MIX_KIND.draw(rng) if MIXTURE.draw(rng) else None
     if mix == "reorder" and "reorder" not in a2b:
         a2b.update(reorder=round(MIX_REORDER_RATE.draw(rng), 4),

@@ -15,6 +15,7 @@ The seed ranges that fix the tuning / held-out split are in samples/sweep/seeds.
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -149,11 +150,16 @@ def main(argv=None) -> int:
                 f"attempts={len(doc['generated']['attempts'])} "
                 f"{time.monotonic() - t0:.0f}s")
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(max(1, a.jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    # SIGTERM unwinds like Ctrl-C, so a run's namespaces and processes are cleaned up.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if a.jobs <= 1:
+        worker(0)
+    else:
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(a.jobs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     log(f"done: {len(todo) - len(failed)} runs in {time.monotonic() - started:.0f} s"
         f"{'; failed seeds ' + ','.join(map(str, failed)) if failed else ''}")
     logf.close()
