@@ -219,7 +219,8 @@ QUIET = {  # a cwnd-limited run that filled the link: every other rule stays sil
     "syn_wscale_at_receiver": 7, "reader_backlog_share": 0.0, "zero_window_samples": 0,
     "read_rate_mbit": 0, "so_rcvbuf": 0, "so_sndbuf": 0, "rmem_max": 6_291_456,
     "max_sk_rcvbuf": 1_000_000, "wmem_max": 4_194_304, "max_sk_sndbuf": 1_000_000,
-    "writer": "pressure", "offered_load_mbit": None, "total_retrans": 0, "dsack_dups": 0,
+    "writer": "pressure", "offered_load_mbit": None, "offered_share_of_capacity": None,
+    "offered_delivered_share": None, "total_retrans": 0, "dsack_dups": 0,
     "emulator_reordered": 0, "retransmissions_spurious": 0, "retransmissions_necessary": 0,
     "slow_start_in_interval": True, "queue_drops_in_first_slow_start": 0,
     "drops_after_first_slow_start": 0, "link_busy_share_after_slow_start": 0.97, "samples": 300,
@@ -243,6 +244,9 @@ SPEC = {"middlebox": None}
     ({"sndbuf_limited_share": 0.9, "wmem_max": 100_000, "max_sk_sndbuf": 100_000},
      "sndbuf-limited:wmem_max"),
     ({"app_limited_sample_share": 0.9, "writer": "periodic"}, "app-limited:periodic"),
+    ({"writer": "periodic", "offered_load_mbit": 20.8, "offered_share_of_capacity": 0.15,
+      "offered_delivered_share": 0.99, "link_busy_share_after_slow_start": 0.15},
+     "app-limited:periodic"),  # bbr paced: never flagged, but everything offered got through
     ({"idle_share": 0.45, "link_busy_share_after_slow_start": 0.03, "writer": "rr"},
      "app-limited:request_response"),  # idle between short responses, rarely flagged
     ({"link_busy_share_after_slow_start": 0.4, "total_retrans": 20, "dsack_dups": 18,

@@ -89,13 +89,19 @@ def main(argv=None) -> int:
                             "why": lab["unclear_why"],
                             "engine_sender": at_sender["engine"]["engine_id"],
                             "conditions": score.conditions(t)})
+    stories = {}
+    for t in truths.values():
+        row = stories.setdefault(t["story"], {})
+        lab = t["labels"]["full"]
+        key = lab["primary"] if lab["clear"] else "(not clear)"
+        row[key] = row.get(key, 0) + 1
     for c in cases:
         c.get("cwnd", {}).pop("errors", None)
     today = datetime.date.today().isoformat()
     command = "python3 -m benchmarks.accuracy " + " ".join(argv if argv is not None else sys.argv[1:])
     doc = {"command": command, "date": today, "range": a.seeds, "range_kind": kind,
            "seed_span": span, "engine": f"{engine.engine_version(exe)} (git {_git_head()})",
-           "summary": summary,
+           "summary": summary, "stories": stories,
            "wrong": [c for c in cases if c["kernel"]["clear"] and not c["right"]],
            "unclear": unclear, "dishonest": dishonest, "missing": missing, "cases": cases}
     out = a.json or os.path.join(ROOT, "benchmarks", "results",

@@ -61,6 +61,10 @@ def markdown(doc: dict) -> str:
         L.append(f"| sender {name} share within {SHARE_TOLERANCE} of the kernel's on ≥ 95 % of "
                  f"runs | {_pct(x['share_within'])} ({x['within']}/{x['runs']}) | "
                  f"{_ok((x['share_within'] or 0) >= 0.95)} |")
+    x = s["rwnd_vs_label_share"]
+    L.append(f"| (for reference) sender rwnd share within {SHARE_TOLERANCE} of the label's rwnd "
+             f"share (chrono, or window-full samples / reader backlog under bbr pacing) | "
+             f"{_pct(x['share_within'])} ({x['within']}/{x['runs']}) | — |")
     f = s["flight"]
     L.append(f"| in flight within 1 MSS on ≥ {FLIGHT_TARGET:.0%} of samples, every run | "
              f"{f['runs_meeting_target']}/{f['runs']} runs (median run {_pct(f['median_run_share'])}) "
@@ -73,7 +77,14 @@ def markdown(doc: dict) -> str:
     r = s["remedy_subtype"]
     L += [f"| remedy sub-type right (rwnd, sndbuf) | {_pct(r['accuracy'])} ({r['right']}/{r['n']}) "
           "| — |", ""]
-    L += ["## Primary verdict per vantage", "",
+    L += ["## What the runs turned out to be", "",
+          "Each run is drawn to show one story; its label is what the kernel says (full "
+          "captures).", "",
+          "| story drawn | kernel labels |", "|---|---|"]
+    for story, row in sorted(doc["stories"].items()):
+        L.append(f"| {story} | " + ", ".join(f"{k} {n}" for k, n in
+                                             sorted(row.items(), key=lambda kv: -kv[1])) + " |")
+    L += ["", "## Primary verdict per vantage", "",
           "Clear cases only. Full captures per vantage, then cut captures (handshake missing, "
           "labels over the captured interval). \"inferred vantage\" is how often the engine's own "
           "vantage inference named the capture point.", "",
@@ -87,6 +98,17 @@ def markdown(doc: dict) -> str:
           "| kernel label | right | of |", "|---|---:|---:|"]
     for k, x in r["by_kernel_subtype"].items():
         L.append(f"| {k} | {x['right']} | {x['n']} |")
+    L += ["", f"## Sender-side shares off by more than {SHARE_TOLERANCE} "
+          f"({len(s['share_outliers'])})", "",
+          "Kernel: Δtcpi_rwnd_limited / Δtcpi_busy_time and Δtcpi_sndbuf_limited / Δtcpi_busy_time "
+          "over the interval; engine: `shares.rwnd` + `shares.zero_window`, `shares.sndbuf`.", "",
+          "| seed | interval | kernel label | CC | kernel rwnd / sndbuf | engine rwnd / sndbuf |",
+          "|---|---|---|---|---:|---:|"]
+    for o in s["share_outliers"]:
+        e = o["engine"]
+        es = "—" if e["rwnd"] is None else f"{e['rwnd']:.2f} / {e['sndbuf']:.2f}"
+        L.append(f"| {o['seed']} | {o['interval']} | {o['label']} | {o['cc']} | "
+                 f"{o['kernel']['rwnd']:.2f} / {o['kernel']['sndbuf']:.2f} | {es} |")
     L += ["", "## In flight at the sender (worst runs)", "",
           "| seed | interval | samples | within 1 MSS | worst error (MSS) |", "|---|---|---:|---:|---:|"]
     for w in f["worst"]:

@@ -12,6 +12,7 @@ from dataclasses import asdict
 import numpy as np
 
 from benchmarks.accuracy import engine, kernel
+from samples.generate import label
 
 VANTAGES = ("sender", "receiver", "middle")
 FAMILIES = ["rwnd-limited", "sndbuf-limited", "app-limited", "reorder-limited",
@@ -96,6 +97,10 @@ def _sender_checks(exe, path, ans, sender, t, lab, start) -> dict:
     for name, mine in (("rwnd", ans.rwnd_share), ("sndbuf", ans.sndbuf_share)):
         k = lab["evidence"][f"{name}_limited_share"]
         out[f"{name}_share_error"] = None if mine is None else round(abs(mine - k), 3)
+    # Against the label's rwnd share too (the chrono, or window-full samples / reader backlog
+    # where bbr's pacing hides the window from the chrono).
+    out["rwnd_share_error_vs_label"] = None if ans.rwnd_share is None else \
+        round(abs(ans.rwnd_share - label.rwnd_share(lab["evidence"])), 3)
     if ans.stream < 0:
         return out
     p = engine.packets(exe, path, ans, sender)
@@ -145,13 +150,21 @@ def summarise(cases: list[dict], runs: dict) -> dict:
         "by_kernel_subtype": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g)}
                               for k, g in _group(sub, lambda c: c["kernel"]["label"]).items()}}
     snd = [c for c in cases if c["vantage"] == "sender"]
-    for name in ("rwnd", "sndbuf"):
-        errs = [c[f"{name}_share_error"] for c in snd if c.get(f"{name}_share_error") is not None]
+    for name in ("rwnd", "sndbuf", "rwnd_vs_label"):
+        key = f"{name}_share_error" if name != "rwnd_vs_label" else "rwnd_share_error_vs_label"
+        errs = [c[key] for c in snd if c.get(key) is not None]
         out[f"{name}_share"] = {
             "runs": len(errs), "within": sum(e <= SHARE_TOLERANCE for e in errs),
             "share_within": round(sum(e <= SHARE_TOLERANCE for e in errs) / len(errs), 4)
             if errs else None,
-            "missing": sum(c.get(f"{name}_share_error") is None for c in snd)}
+            "missing": sum(c.get(key) is None for c in snd)}
+    out["share_outliers"] = sorted(
+        ({"seed": c["seed"], "interval": c["interval"], "kernel": c["kernel_shares"],
+          "engine": {"rwnd": c["engine"]["rwnd_share"], "sndbuf": c["engine"]["sndbuf_share"]},
+          "cc": c["cc"], "label": c["kernel"]["label"]}
+         for c in snd if max(c.get("rwnd_share_error") or 0, c.get("sndbuf_share_error") or 0)
+         > SHARE_TOLERANCE),
+        key=lambda r: (r["seed"], r["interval"]))
     fl = [c for c in snd if c.get("flight", {}).get("within_1mss") is not None]
     out["flight"] = {"runs": len(fl),
                      "runs_meeting_target": sum(c["flight"]["within_1mss"] >= FLIGHT_TARGET

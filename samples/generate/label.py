@@ -5,7 +5,7 @@ a primary limit with a sub-type where the remedy depends on it, the other limits
 fired ("also"), whether the label is clear, and every figure used. Chronos are differences
 between the TCP_INFO samples inside the interval, so a cut capture is judged on what it holds.
 
-The rules (samples/sweep/SEEDS.md repeats them for readers):
+The rules (samples/sweep/SEEDS.md shows this text, generated from here):
 
   shares   rwnd = Δtcpi_rwnd_limited / Δtcpi_busy_time, or the share of busy samples with
            unsent data behind a full peer window ((unacked + 1) × MSS > snd_wnd) if larger
@@ -17,8 +17,10 @@ The rules (samples/sweep/SEEDS.md repeats them for readers):
            1 − Δtcpi_busy_time / Δwall time if larger (the flag clears at the first ACK of
            each burst, so a sender idling between short responses is rarely flagged)
   family   rwnd-limited if rwnd ≥ 0.5; else sndbuf-limited if sndbuf ≥ 0.5; else
-           app-limited if app ≥ 0.5 and sndbuf < 0.2; else the congestion window limited,
-           and why (first that holds):
+           app-limited if app ≥ 0.5, or a periodic writer offered ≤ 0.8 of the link's
+           payload capacity and ≥ 90 % of its offered load was acknowledged while it wrote
+           (the generator's offered load; bbr's pacing hides it from the flag), and
+           sndbuf < 0.2; else the congestion window limited, and why (first that holds):
              reorder-limited   DSACKs for ≥ half the retransmissions, the emulator held data
                                back and more retransmissions were spurious than necessary,
                                link not full
@@ -31,8 +33,8 @@ The rules (samples/sweep/SEEDS.md repeats them for readers):
            and if none holds but app ≥ 0.2 (and sndbuf < 0.2): app-limited (nothing else
            held the sender back)
   clear    the deciding share is ≥ 0.65 (for the congestion window: rwnd, sndbuf and app
-           all ≤ 0.35) and the reason rule held; otherwise the label is given but marked not
-           clear, with why
+           all ≤ 0.35), a reason rule held, and the interval holds ≥ 20 TCP_INFO samples;
+           otherwise the label is given but marked not clear, with why
   sub-types  rwnd-limited: no_wscale (TCPI_OPT_WSCALE absent at the sender; which SYN lacked
            it, and whether it was stripped on the way) / slow_reader (the receiving
            application left ≥ its advertised window unread in ≥ half the receiver's samples;
@@ -55,6 +57,8 @@ OVERSHOOT_BURST = 5
 FULL_LINK = 0.85
 BUFFER_AT_MAX = 0.95
 ALSO_SHARE = 0.2
+OFFER_SERVED = 0.9
+OFFER_ROOM = 0.8
 FAMILIES = ["rwnd-limited", "sndbuf-limited", "app-limited", "reorder-limited",
             "slow-start-overshoot", "bandwidth-limited", "loss-limited"]
 
@@ -105,8 +109,9 @@ def link_busy(rows: list[dict], cfg: dict, start: int, end: int) -> float:
 
 def evidence(run: dict, start: int, end: int) -> dict:
     """Every figure the rules read, over the samples in [start, end]. `run` holds `snd`, `rcv`
-    (TCP_INFO columns), `spec`, `drawn`, `sysctls`, `write_end_ns`, `emu_rows` (the log as
-    dicts), `emu` (emulog.summarise) and `handshake` (truth._handshake of both captures)."""
+    (TCP_INFO columns), `spec`, `drawn`, `sysctls` (per side), `write_end_ns`, `emu`
+    (emulog.summarise with times), `handshake` (sweep_truth.handshake of the sender's and the
+    receiver's capture) and `link_busy(start, end)` (link_busy over the emulator log)."""
     snd, rcv, spec = run["snd"], run["rcv"], run["spec"]
     idx = _window(snd["t_ns"], start, end)
     first, last = idx[0], idx[-1]
@@ -132,6 +137,12 @@ def evidence(run: dict, start: int, end: int) -> dict:
     backlog = [i for i in rcv_idx
                if rcv["inq"][i] > 2 * mss and rcv["inq"][i] >= rcv["rcv_wnd"][i]]
     rcv_app, snd_app = spec["receiver"]["app"], spec["sender"]["app"]
+    offered = run["drawn"].get("offered_load_mbit")
+    capacity = spec["a2b"].get("rate_mbit", 0) * mss / snd["pmtu"][last] if snd["pmtu"][last] \
+        else 0.0
+    w = [i for i in idx if snd["t_ns"][i] <= run["write_end_ns"]]
+    span_s = (snd["t_ns"][w[-1]] - snd["t_ns"][w[0]]) / 1e9 if len(w) > 1 else 0.0
+    acked = snd["bytes_acked"][w[-1]] - snd["bytes_acked"][w[0]] if len(w) > 1 else 0
     rmem_max = _rmem_max(run["sysctls"]["receiver"].get("net.ipv4.tcp_rmem", ""))
     wmem_max = _rmem_max(run["sysctls"]["sender"].get("net.ipv4.tcp_wmem", ""))
     rcvbufs = [rcv["sk_rcvbuf"][i] for i in rcv_idx] or [0]
@@ -168,7 +179,11 @@ def evidence(run: dict, start: int, end: int) -> dict:
         "rmem_max": rmem_max, "max_sk_rcvbuf": max(rcvbufs),
         "wmem_max": wmem_max, "max_sk_sndbuf": max(sndbufs),
         "writer": snd_app.get("mode", "bulk"),
-        "offered_load_mbit": run["drawn"].get("offered_load_mbit"),
+        "offered_load_mbit": offered,
+        "offered_share_of_capacity": round(offered / capacity, 3) if offered and capacity
+        else None,
+        "offered_delivered_share": round(acked * 8 / (offered * 1e6 * span_s), 3)
+        if offered and span_s else None,
         "total_retrans": delta("total_retrans"),
         "dsack_dups": delta("dsack_dups"),
         "reord_seen": delta("reord_seen"),
@@ -281,6 +296,18 @@ def app_share(e: dict) -> float:
     return max(e["app_limited_sample_share"], e["idle_share"])
 
 
+def served(e: dict) -> float:
+    """1.0 when a paced (periodic) writer offered at most 0.8 of the link's payload capacity
+    and the kernel acknowledged ≥ 90 % of what it offered while writing: the network carried
+    everything the application gave it. (Under bbr's pacing the app-limited flag is rarely
+    set: unsent data waits for its pacing slot, and the kernel only flags a write that finds
+    less than one MSS unsent.)"""
+    ok = e.get("offered_delivered_share") is not None \
+        and e["offered_delivered_share"] >= OFFER_SERVED \
+        and e["offered_share_of_capacity"] <= OFFER_ROOM
+    return 1.0 if ok else 0.0
+
+
 def label(e: dict, spec: dict, drawn: dict) -> dict:
     rwnd, sndbuf, app = rwnd_share(e), e["sndbuf_limited_share"], app_share(e)
     unclear = []
@@ -290,9 +317,11 @@ def label(e: dict, spec: dict, drawn: dict) -> dict:
     elif sndbuf >= SHARE:
         family, deciding, why = "sndbuf-limited", sndbuf, "sndbuf_limited/busy >= 0.5"
         subtype, detail = _sndbuf_subtype(e)
-    elif app >= SHARE and sndbuf < APP_WITH_SNDBUF:
-        family, deciding, why = ("app-limited", app, "flagged delivery_rate_app_limited or "
-                                 "idle at least half the time while writing")
+    elif (app >= SHARE or served(e)) and sndbuf < APP_WITH_SNDBUF:
+        family, deciding, why = ("app-limited", max(app, served(e)),
+                                 "the link had room and the paced application's whole offered "
+                                 "load was delivered" if served(e) else "flagged "
+                                 "delivery_rate_app_limited or idle at least half the time")
         subtype, detail = _app_subtype(e)
         if rwnd > MIXED:
             unclear.append(f"rwnd-limited {rwnd:.0%} of the busy time too")

@@ -115,9 +115,9 @@ LOSS_QUEUE_BDP = LogUniform(0.5, 4)
 # half the link rate, so the loss can limit the flow; capped at LOSS_MAX.
 LOSS_MAX = 0.05
 LOSS_AT = Choice({"before_mid": 1, "after_mid": 1})
-REORDER_RATE = LogUniform(0.002, 0.05)
-REORDER_EXTRA_RTT = LogUniform(0.3, 3)  # hold-back in RTTs (at least 1 ms)
-REORDER_QUEUE_BDP = LogUniform(0.5, 2)
+REORDER_RATE = LogUniform(0.005, 0.05)
+REORDER_EXTRA_RTT = LogUniform(0.5, 3)  # hold-back in RTTs (at least 1 ms)
+REORDER_QUEUE_BDP = LogUniform(0.5, 1.5)
 REORDER_AT = Choice({"after_mid": 1, "before_mid": 1})
 RCVBUF_BDP = LogUniform(0.05, 0.4)  # SO_RCVBUF (before the kernel doubles it) in BDPs
 RMEM_MAX_BDP = LogUniform(0.1, 0.6)  # tcp_rmem max in BDPs

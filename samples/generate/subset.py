@@ -1,5 +1,6 @@
 """Pick the committed subset from a generated tuning sweep and copy it into samples/sweep/:
-`python3 -m samples.generate.subset --sweep DIR [--runs 20] [--max-mb 12]`.
+`python3 -m samples.generate.subset --sweep DIR [--runs 20] [--max-mb 12]`; then SEEDS.md's
+generated blocks are rewritten (alone: `--doc`).
 
 Only honest runs of the tuning range whose labels are clear qualify. The smallest run that
 covers something not yet covered is taken first (every kernel label and rwnd/sndbuf/app
@@ -13,6 +14,7 @@ import json
 import os
 import shutil
 import sys
+import textwrap
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -101,14 +103,55 @@ def table(picked: list[dict]) -> str:
     return "\n".join(lines)
 
 
+DOC = os.path.join(SUBSET, "SEEDS.md")
+
+
+def committed() -> list[dict]:
+    out = []
+    for name in sorted(os.listdir(SUBSET), key=lambda n: (len(n), n)):
+        p = os.path.join(SUBSET, name, "truth.json")
+        if name.isdigit() and os.path.exists(p):
+            with open(p) as f:
+                t = json.load(f)
+            out.append({"seed": int(name), "truth": t, "size": _size(os.path.dirname(p)),
+                        "features": features(t)})
+    return out
+
+
+def generated_blocks() -> dict:
+    """SEEDS.md's generated parts: the space, the label rules, the committed subset."""
+    from samples.generate import label, space
+    rules = textwrap.dedent(label.__doc__.split("\n\n", 3)[3]).strip("\n")
+    return {"space": space.markdown(), "rules": f"```\n{rules}\n```", "subset": table(committed())}
+
+
+def render_doc(text: str) -> str:
+    """`text` with every <!-- NAME --> ... <!-- /NAME --> block regenerated."""
+    for name, body in generated_blocks().items():
+        start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+        i, j = text.index(start) + len(start), text.index(end)
+        text = text[:i] + "\n" + body + "\n" + text[j:]
+    return text
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--sweep", required=True, help="a generated sweep holding the tuning range")
+    p.add_argument("--sweep", help="a generated sweep holding the tuning range")
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--max-mb", type=float, default=12)
     p.add_argument("--dry-run", action="store_true", help="print the choice, copy nothing")
+    p.add_argument("--doc", action="store_true",
+                   help="only regenerate SEEDS.md's generated blocks from the committed runs")
     a = p.parse_args(argv)
+    if a.doc:
+        with open(DOC) as f:
+            text = f.read()
+        with open(DOC, "w") as f:
+            f.write(render_doc(text))
+        return 0
+    if not a.sweep:
+        p.error("--sweep DIR is needed to choose a subset")
     picked = choose(candidates(a.sweep), a.runs, int(a.max_mb * 1e6))
     if not a.dry_run:
         for name in os.listdir(SUBSET):
@@ -117,6 +160,10 @@ def main(argv=None) -> int:
         for c in picked:
             src = os.path.join(a.sweep, str(c["seed"]))
             shutil.copytree(src, os.path.join(SUBSET, str(c["seed"])))
+        with open(DOC) as f:
+            text = f.read()
+        with open(DOC, "w") as f:
+            f.write(render_doc(text))
     print(table(picked))
     return 0
 

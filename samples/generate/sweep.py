@@ -15,6 +15,7 @@ The seed ranges that fix the tuning / held-out split are in samples/sweep/seeds.
 import argparse
 import json
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -68,6 +69,21 @@ def one(seed: int, out: str, names: netns.Names, log) -> dict:
     raise RuntimeError(f"seed {seed}: every attempt failed: {attempts}")
 
 
+def finished(out: str, seed: int) -> bool:
+    """A run is done when its truth.json exists and was drawn by today's space; a stale one
+    (space.py changed since) is redone."""
+    path = os.path.join(out, str(seed), "truth.json")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        t = json.load(f)
+    if space.draw(seed) == {"spec": t["spec"], "drawn": t["drawn"]}:
+        return True
+    print(f"{seed}: drawn by an older space, redone", flush=True)
+    shutil.rmtree(os.path.dirname(path))
+    return False
+
+
 def relabel(seeds: list[int], out: str) -> int:
     for seed in seeds:
         path = os.path.join(out, str(seed), "truth.json")
@@ -110,7 +126,7 @@ def main(argv=None) -> int:
         print(f"skipped: {reason}")
         return 0
     os.makedirs(a.out, exist_ok=True)
-    todo = [s for s in seeds if not os.path.exists(os.path.join(a.out, str(s), "truth.json"))]
+    todo = [s for s in seeds if not finished(a.out, s)]
     print(f"{len(seeds) - len(todo)} of {len(seeds)} seeds already done; {len(todo)} to run",
           flush=True)
     lock = threading.Lock()
