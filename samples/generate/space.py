@@ -123,6 +123,7 @@ RCVBUF_BDP = LogUniform(0.05, 0.4)  # SO_RCVBUF (before the kernel doubles it) i
 RMEM_MAX_BDP = LogUniform(0.1, 0.6)  # tcp_rmem max in BDPs
 WSCALE_OFF = Choice({"sender_sysctl": 1, "receiver_sysctl": 1, "strip_syn": 1,
                      "strip_synack": 1})
+STRIP_SYNACK_RCVBUF = 65536
 READ_RATE_SHARE = LogUniform(0.1, 0.6)  # slow reader: read rate ÷ link rate
 READ_SIZE = Choice({4096: 1, 16384: 1, 65536: 1, 262144: 1})
 SNDBUF_BDP = LogUniform(0.05, 0.4)
@@ -183,7 +184,9 @@ DIMENSIONS = [
      f"{REORDER_AT}; FIFO {REORDER_QUEUE_BDP} BDP"),
     ("rwnd:so_rcvbuf story", RCVBUF_BDP, "BDP of SO_RCVBUF at the receiver, before listen()"),
     ("rwnd:rmem_max story", RMEM_MAX_BDP, "BDP: the receiver's net.ipv4.tcp_rmem maximum"),
-    ("rwnd:no_wscale story", WSCALE_OFF, "how window scaling is lost"),
+    ("rwnd:no_wscale story", WSCALE_OFF, "how window scaling is lost (strip_synack: the "
+     f"receiver also locks SO_RCVBUF at {STRIP_SYNACK_RCVBUF:,} B, so the shift the sender "
+     "ignores is 1)"),
     ("rwnd:slow_reader story", READ_RATE_SHARE, f"of the link rate read, in {READ_SIZE}-byte "
      "reads, for the writing time"),
     ("sndbuf:so_sndbuf story", SNDBUF_BDP, f"BDP of SO_SNDBUF at the sender (at least "
@@ -276,6 +279,11 @@ def draw(seed: int) -> dict:
             rcv_sys["net.ipv4.tcp_window_scaling"] = 0
         else:
             box["strip_wscale"] = how.removeprefix("strip_")
+        if how == "strip_synack":
+            # The receiver still scales its window, the sender reads it unscaled: with the
+            # default tcp_rmem maximum the shift is ~10 and the sender would see less than a
+            # segment and need minutes to drain. A locked 64 KiB SO_RCVBUF makes the shift 1.
+            rcv_app["rcvbuf"] = STRIP_SYNACK_RCVBUF
     elif story == "rwnd:slow_reader":
         rcv_app.update(read_rate_mbit=round(READ_RATE_SHARE.draw(rng) * rate, 3),
                        read_size=READ_SIZE.draw(rng), slow_for=duration)

@@ -1,12 +1,13 @@
 """Pick the committed subset from a generated tuning sweep and copy it into samples/sweep/:
-`python3 -m samples.generate.subset --sweep DIR [--runs 20] [--max-mb 12]`; then SEEDS.md's
+`python3 -m samples.generate.subset --sweep DIR [--runs 24] [--max-mb 12]`; then SEEDS.md's
 generated blocks are rewritten (alone: `--doc`).
 
-Only honest runs of the tuning range whose labels are clear qualify. The smallest run that
-covers something not yet covered is taken first (every kernel label and rwnd/sndbuf/app
-sub-type, every congestion control, cut captures, IPv6, a small MTU, a middlebox, RACK off,
-ACK loss), then the smallest runs of the least represented labels until `--runs` or the size
-budget is reached. Prints the Markdown table SEEDS.md shows.
+Only honest runs of the tuning range whose labels are clear qualify. For the rarest feature
+not yet covered (every kernel label and rwnd/sndbuf/app sub-type, each label of a cut
+capture, every congestion control, IPv6, a small MTU, a middlebox, RACK off, ACK loss,
+request/response) the smallest run having it is taken, then the smallest runs of the least
+represented labels until `--runs` or the size budget is reached. Prints the Markdown table
+SEEDS.md shows.
 """
 
 import argparse
@@ -60,13 +61,17 @@ def candidates(sweep: str) -> list[dict]:
 
 
 def choose(cands: list[dict], runs: int, budget: int) -> list[dict]:
+    """Rarest feature first: the smallest run having it (and whatever else it covers); then
+    the smallest runs of the least represented labels, then cut runs, up to `runs`."""
     wanted = set().union(*(c["features"] for c in cands)) if cands else set()
     picked, used = [], 0
     while wanted and len(picked) < runs:
-        c = next((c for c in cands if c not in picked and c["features"] & wanted
+        rarest = min(wanted, key=lambda f: (sum(f in c["features"] for c in cands), f))
+        c = next((c for c in cands if c not in picked and rarest in c["features"]
                   and used + c["size"] <= budget), None)
+        wanted.discard(rarest)
         if c is None:
-            break
+            continue
         picked.append(c)
         used += c["size"]
         wanted -= c["features"]
@@ -138,7 +143,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sweep", help="a generated sweep holding the tuning range")
-    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--runs", type=int, default=24)
     p.add_argument("--max-mb", type=float, default=12)
     p.add_argument("--dry-run", action="store_true", help="print the choice, copy nothing")
     p.add_argument("--doc", action="store_true",
