@@ -102,12 +102,17 @@ def main(argv=None) -> int:
     doc = {"command": command, "date": today, "range": a.seeds, "range_kind": kind,
            "seed_span": span, "engine": f"{engine.engine_version(exe)} (git {_git_head()})",
            "summary": summary, "stories": stories,
-           "wrong": [c for c in cases if c["kernel"]["clear"] and not c["right"]],
+           "wrong": [[c["seed"], c["interval"], c["vantage"]] for c in cases
+                     if c["kernel"]["clear"] and not c["right"]],
+           "conditions": {str(seed): score.conditions(t) for seed, t in sorted(truths.items())},
            "unclear": unclear, "dishonest": dishonest, "missing": missing, "cases": cases}
     out = a.json or os.path.join(ROOT, "benchmarks", "results",
                                  f"accuracy-{today}-{a.seeds.replace(',', '_')}.json")
-    with open(out, "w") as f:
-        json.dump(doc, f, indent=1)
+    with open(out, "w") as f:  # everything but the cases first, then one case per line
+        head = {k: v for k, v in doc.items() if k != "cases"}
+        f.write(json.dumps(head, indent=1)[:-2] + ',\n "cases": [\n')
+        f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
+        f.write("\n]}\n")
     print(f"JSON: {out}")
     md = a.md if a.md is not None else (os.path.join(ROOT, "docs", "accuracy.md")
                                         if kind == "held_out" else None)

@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,6 +39,7 @@ ENGINE_LABELS = {
     "not_limited": ("not-limited", None),
 }
 ABSTAIN = {"not_limited", "cannot_tell", "undetermined"}
+TIMEOUT_S = 300  # per capture; the sweep's largest take seconds when the engine is healthy
 
 
 def tcpdiag_exe() -> list[str]:
@@ -67,6 +69,7 @@ class Verdict:
     shares: dict = field(default_factory=dict)
     findings: list = field(default_factory=list)
     stream: int = -1
+    elapsed_s: float = 0.0
 
 
 def to_label(engine_id: str) -> tuple[str, str | None]:
@@ -84,16 +87,28 @@ def _main_flow(flows: list[dict], sender: tuple[str, int] | None) -> dict | None
     return max(flows, key=lambda f: f.get("data_bytes", 0))
 
 
+def _failed(engine_id: str, message: str) -> Verdict:
+    return Verdict(engine_id, engine_id, None, True, "unknown", message, None, None, None)
+
+
 def analyze(exe: list[str], path: str, sender: tuple[str, int] | None) -> Verdict:
-    out = subprocess.run([*exe, "analyze", "--json", "--all", path], capture_output=True,
-                         text=True, timeout=900)
+    """The engine's verdict on the run's flow; a crash or a run past TIMEOUT_S becomes an
+    answer of its own (engine_error / engine_timeout), counted as not right."""
+    t0 = time.monotonic()
+    try:
+        out = subprocess.run([*exe, "analyze", "--json", "--all", path], capture_output=True,
+                             text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        v = _failed("engine_timeout", f"tcpdiag analyze did not finish in {TIMEOUT_S} s")
+        v.elapsed_s = TIMEOUT_S
+        return v
     if out.returncode not in (0, 5):  # 5: damaged capture, flows still reported
-        raise RuntimeError(f"tcpdiag analyze {path}: exit {out.returncode}: {out.stderr[-500:]}")
+        last = (out.stderr.strip().splitlines() or [""])[-1]
+        return _failed("engine_error", f"exit {out.returncode}: {last}")
     doc = json.loads(out.stdout)
     f = _main_flow(doc["flows"], sender)
     if f is None:
-        return Verdict("no_flow", "no_flow", None, True, "unknown", "no flow found", None,
-                       None, None)
+        return _failed("no_flow", "no flow found")
     v = f["verdict"]
     family, subtype = to_label(v["id"])
     shares = f.get("shares") or {}
@@ -102,7 +117,8 @@ def analyze(exe: list[str], path: str, sender: tuple[str, int] | None) -> Verdic
         rwnd += shares.get("zero_window", 0.0)  # the kernel's rwnd chrono includes zero windows
     return Verdict(v["id"], family, subtype, v["id"] in ABSTAIN, f.get("vantage", "unknown"),
                    v.get("message", ""), v.get("remedy"), rwnd, shares.get("sndbuf"),
-                   shares, [x["id"] for x in f.get("findings", [])], f["stream"])
+                   shares, [x["id"] for x in f.get("findings", [])], f["stream"],
+                   round(time.monotonic() - t0, 2))
 
 
 @dataclass
@@ -123,7 +139,7 @@ def packets(exe: list[str], path: str, v: Verdict, sender: tuple[str, int]) -> P
     """Rows of flow `v` that describe its data direction (the one `sender` sends)."""
     with tempfile.NamedTemporaryFile(suffix=".csv") as tmp:
         out = subprocess.run([*exe, "packets", "--analysis", "--format", "csv", "-o", tmp.name,
-                              path], capture_output=True, text=True, timeout=900)
+                              path], capture_output=True, text=True, timeout=TIMEOUT_S)
         if out.returncode not in (0, 5):
             raise RuntimeError(f"tcpdiag packets {path}: exit {out.returncode}: "
                                f"{out.stderr[-500:]}")

@@ -47,8 +47,10 @@ def markdown(doc: dict) -> str:
          f"- generated and honest: {s['runs']['honest']}; dishonest after every attempt: "
          f"{s['runs']['dishonest']}; seeds of the range not generated: {s['runs']['missing']}",
          f"- cases (run × interval × vantage): {s['cases']}, of which with a clear kernel label: "
-         f"{s['clear_cases']}; runs whose full-capture label is not clear: "
-         f"{len(doc['unclear'])} (listed below)", "",
+         f"{s['clear_cases']}; labels not clear: "
+         f"{sum(u['interval'] == 'full' for u in doc['unclear'])} full captures, "
+         f"{sum(u['interval'] == 'cut' for u in doc['unclear'])} cut intervals (listed below)",
+         "",
          "## Against the targets", "",
          "| target | measured | met |", "|---|---|---|"]
     for v in ("sender", "receiver", "middle"):
@@ -120,18 +122,24 @@ def markdown(doc: dict) -> str:
     for cc, x in sorted(s["cwnd"].items()):
         L.append(f"| {cc} | {x['runs']} | {x['samples']} | {_pct(x['pooled_median_error'])} | "
                  f"{_pct(x['median_of_run_medians'])} | {x['runs_median_within']} |")
+    L += ["", "## Slowest captures (tcpdiag analyze wall time)", "",
+          "| capture | seconds | verdict |", "|---|---:|---|"]
+    for w in s["slowest"]:
+        L.append(f"| {w['capture']} | {w['elapsed_s']:.1f} | {w['engine_id']} |")
     L += ["", f"## Every wrong case ({len(doc['wrong'])})", "",
           "Clear kernel label, engine wrong (or abstaining). Conditions are the run's draw; the "
           "last column is the engine's own message.", "",
           "| seed | interval | vantage | kernel | engine (vantage) | kernel shares rwnd/sndbuf/app "
           "| engine shares rwnd/sndbuf | conditions | engine says |",
           "|---|---|---|---|---|---|---|---|---|"]
-    for c in doc["wrong"]:
+    by_key = {(c["seed"], c["interval"], c["vantage"]): c for c in doc["cases"]}
+    for key in doc["wrong"]:
+        c = by_key[tuple(key)]
         e, k = c["engine"], c["kernel_shares"]
         es = "—" if e["rwnd_share"] is None else f"{e['rwnd_share']:.2f}/{e['sndbuf_share']:.2f}"
         L.append(f"| {c['seed']} | {c['interval']} | {c['vantage']} | {c['kernel']['label']} | "
                  f"{e['engine_id']} ({e['vantage']}) | {k['rwnd']:.2f}/{k['sndbuf']:.2f}/"
-                 f"{k['app']:.2f} | {es} | {c['conditions']} | {_cell(e['message'])} |")
+                 f"{k['app']:.2f} | {es} | {doc['conditions'][str(c['seed'])]} | {_cell(e['message'])} |")
     L += ["", f"## Runs without a clear kernel label ({len(doc['unclear'])})", "",
           "Not scored above; what the kernel showed, why it is not clear, and what the engine "
           "said at the sender.", "",

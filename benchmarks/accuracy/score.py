@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections import Counter, defaultdict
 from dataclasses import asdict
 
@@ -81,8 +82,7 @@ def evaluate_run(exe: list[str], run_dir: str, t: dict) -> list[dict]:
                     "kernel_shares": {"rwnd": lab["evidence"]["rwnd_limited_share"],
                                       "sndbuf": lab["evidence"]["sndbuf_limited_share"],
                                       "app": lab["evidence"]["app_limited_sample_share"]},
-                    "engine": asdict(ans), "cc": t["spec"]["cc"], "story": t["story"],
-                    "conditions": conditions(t)}
+                    "engine": asdict(ans), "cc": t["spec"]["cc"], "story": t["story"]}
             case["right"] = not ans.abstained and ans.family == lab["primary"]
             case["subtype_right"] = case["right"] and ans.subtype == lab["subtype"] \
                 if lab["subtype"] else None
@@ -103,7 +103,11 @@ def _sender_checks(exe, path, ans, sender, t, lab, start) -> dict:
         round(abs(ans.rwnd_share - label.rwnd_share(lab["evidence"])), 3)
     if ans.stream < 0:
         return out
-    p = engine.packets(exe, path, ans, sender)
+    try:
+        p = engine.packets(exe, path, ans, sender)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        out["packets_error"] = str(e)[:300]
+        return out
     info = t["tcp_info"]["sender"]
     out["flight"] = kernel.flight_agreement(p.ts_ns, p.in_flight, info, start_ns=start)
     err = kernel.cwnd_errors(p.ts_ns, p.cwnd, info, start_ns=start)
@@ -175,6 +179,9 @@ def summarise(cases: list[dict], runs: dict) -> dict:
                                        **{k: c["flight"][k] for k in ("within_1mss", "samples",
                                                                        "worst_mss")}}
                                       for c in fl), key=lambda r: r["within_1mss"])[:15]}
+    out["slowest"] = sorted(({"capture": c["capture"], "elapsed_s": c["engine"]["elapsed_s"],
+                              "engine_id": c["engine"]["engine_id"]} for c in cases),
+                            key=lambda r: -r["elapsed_s"])[:5]
     out["cwnd"] = {}
     for cc, group in _group([c for c in snd if c.get("cwnd", {}).get("samples")],
                             lambda c: c["cc"]).items():
