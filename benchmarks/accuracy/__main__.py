@@ -35,9 +35,11 @@ def _range_kind(name: str) -> tuple[str, str]:
     return "custom", name
 
 
-def _git_head() -> str:
-    out = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                         text=True)
+def _engine_commit() -> str:
+    """The last commit that changed the engine's sources (not this eval or the samples)."""
+    out = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h", "--", "analyzer",
+                          "catalogue", "etl", "Cargo.toml", "Cargo.lock"],
+                         capture_output=True, text=True)
     return out.stdout.strip() or "unknown"
 
 
@@ -100,7 +102,7 @@ def main(argv=None) -> int:
     today = datetime.date.today().isoformat()
     command = "python3 -m benchmarks.accuracy " + " ".join(argv if argv is not None else sys.argv[1:])
     doc = {"command": command, "date": today, "range": a.seeds, "range_kind": kind,
-           "seed_span": span, "engine": f"{engine.engine_version(exe)} (git {_git_head()})",
+           "seed_span": span, "engine": f"{engine.engine_version(exe)}, engine sources at git {_engine_commit()}",
            "summary": summary, "stories": stories,
            "wrong": [[c["seed"], c["interval"], c["vantage"]] for c in cases
                      if c["kernel"]["clear"] and not c["right"]],
