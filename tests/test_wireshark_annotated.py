@@ -16,7 +16,7 @@ import plugin_compare as pc
 from conftest import SAMPLES, corpus_captures, corpus_id
 
 SAMPLE_CAPTURES = sorted(SAMPLES.glob("*.pcap.gz"))
-CORPUS_CAPTURES = [p for p in corpus_captures() if not p.name.endswith((".snoop.gz", ".snp.gz", ".epeek.gz"))]
+CORPUS_CAPTURES = corpus_captures()
 
 
 def _annotated_rows(job: tuple[Path, Path]):

@@ -21,7 +21,6 @@ from conftest import CORPUS, SAMPLES, corpus_captures, corpus_id
 SAMPLE_CAPTURES = sorted(SAMPLES.glob("*.pcap.gz"))
 CORPUS_CAPTURES = corpus_captures()
 # Formats tshark reads and tcpdiag does not (docs/conformance.md).
-UNSUPPORTED = (".snoop.gz", ".snp.gz", ".epeek.gz")
 # Frames where Wireshark itself shows a different TCP segment (docs/conformance.md).
 KNOWN = {
     "the-tcpdump-group_tcpdump/tests/bigtcp-ipv6.pcap": {
@@ -68,8 +67,6 @@ def plugin_runs(tshark):
     if not _JOBS:
         pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 2)
         for path in SAMPLE_CAPTURES + CORPUS_CAPTURES:
-            if path.name.endswith(UNSUPPORTED):
-                continue
             for mode in ("one-pass", "two-pass"):
                 _JOBS[(path, mode)] = pool.submit(_run, (path, mode))
         pool.shutdown(wait=False)
@@ -77,8 +74,6 @@ def plugin_runs(tshark):
 
 
 def _check(plugin_runs, path: Path, mode: str) -> None:
-    if path.name.endswith(UNSUPPORTED):
-        pytest.skip("capture format tcpdiag does not read (documented)")
     result, lua_errors, stderr, rc = plugin_runs[(path, mode)].result()
     assert rc in (0, 5), f"tcpdiag packets exited {rc}"
     assert "Lua" not in stderr, stderr

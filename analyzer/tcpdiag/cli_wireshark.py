@@ -119,7 +119,7 @@ def write_annotations(capture: str, output: str) -> None:
     """The engine's results for `capture`, as the plugin reads them, into `output`; a
     capture that cannot be read ends the command as `tcpdiag packets` would."""
     from tcpdiag import tables
-    from tcpdiag.cli import finish, opened
+    from tcpdiag.cli.boundary import finish, opened
 
     res = opened(tables.write_annotations(capture, output))
     write_error = res.extra.get("write_error")
@@ -157,7 +157,7 @@ def annotate_cmd(capture: str, output: str | None) -> None:
 
         tshark -r big.pcapng -X lua_script:$(tcpdiag wireshark path) -o tcpdiag.annotations:big.pcapng.tcpdiag.lua -Y 'tcpdiag.limit == "rwnd"'
     """
-    from tcpdiag.cli import boundary
+    from tcpdiag.cli.boundary import boundary
 
     out = output or f"{capture}.tcpdiag.lua"
     boundary(write_annotations)(capture, out)
@@ -185,7 +185,7 @@ def open_cmd(capture: str, exe: str, lua_only: bool) -> None:
         _fail(f"{capture}: no such file", EXIT_INPUT)
     args = [program, "-X", f"lua_script:{plugin_path()}"]
     if not lua_only:
-        from tcpdiag.cli import boundary
+        from tcpdiag.cli.boundary import boundary
 
         cached = annotations_cache(capture)
         if not cached.is_file():

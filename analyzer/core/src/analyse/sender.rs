@@ -68,6 +68,8 @@ const RETRANS_MEMORY: usize = 4096;
 const RECENT_MEMORY: usize = 64;
 /// Bound on pending timestamp echoes and state snapshots (about one round trip's worth).
 const ECHO_MEMORY: usize = 1 << 16;
+/// ACK→data samples the robust minimum is taken over.
+const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 const AT_SENDER_NS: i64 = 1_000_000;
 
@@ -91,6 +93,9 @@ pub struct View {
 #[derive(Debug, Default)]
 pub struct Sender {
     pub started: bool,
+    /// The first sequence number seen (the SYN's when captured): Wireshark's base for
+    /// relative sequence numbers.
+    pub base: SeqNumber,
     pub una: SeqNumber,
     pub max: SeqNumber,
     /// Segment size: the largest payload seen, capped by the peer's MSS option when it
@@ -108,6 +113,9 @@ pub struct Sender {
     /// When the receiver first reported data above SND.UNA (a hole opened).
     hole_since: Option<i64>,
     pub rtt: RttEstimator,
+    /// The samples known to span the whole path: taken once the capture point's
+    /// ACK→data delay was known (from the handshake or timestamp echoes) and added in.
+    pub e2e: RttEstimator,
     pub last_send_ns: i64,
     pub last_ack_ns: i64,
     max_tsval: Option<u32>,
@@ -136,7 +144,8 @@ pub struct Sender {
     /// From the handshake when timestamps are off: ACK → data delay at the capture point.
     pub a2d_hint_ns: Option<i64>,
     /// The last ACK→data samples (ring) for a robust minimum.
-    a2d_recent: [Option<i64>; 32],
+    /// Allocated with the first sample: most flows of a scan never echo a timestamp.
+    a2d_recent: Option<Box<[i64; A2D_RECENT]>>,
     a2d_recent_min: Option<i64>,
     a2d_next: usize,
     sent_tsvals: VecDeque<(u32, i64)>,
@@ -254,6 +263,7 @@ impl Sender {
         }
         if !self.started {
             self.started = true;
+            self.base = seq;
             self.una = seq;
             self.max = seq;
         }
@@ -369,9 +379,11 @@ impl Sender {
             if !(0..=600_000_000_000).contains(&(ts - t)) {
                 return; // a clock jump, as RttEstimator::sample says
             }
-            self.a2d_recent[self.a2d_next] = Some(ts - t);
-            self.a2d_next = (self.a2d_next + 1) % self.a2d_recent.len();
-            self.a2d_recent_min = self.a2d_recent.iter().flatten().copied().min();
+            // A ring of the last samples; slots not yet filled hold i64::MAX.
+            let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
+            ring[self.a2d_next] = ts - t;
+            self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
+            self.a2d_recent_min = ring.iter().copied().min();
         }
     }
 
@@ -397,7 +409,9 @@ impl Sender {
         self.a2d_hint_ns = Some(hint);
         if let Some(part) = self.pending_syn_rtt.take() {
             let lag = self.a2d_ns();
-            self.rtt.sample(part + if lag >= AT_SENDER_NS { lag } else { 0 });
+            let r = part + if lag >= AT_SENDER_NS { lag } else { 0 };
+            self.rtt.sample(r);
+            self.e2e.sample(r);
         }
     }
 
@@ -416,6 +430,11 @@ impl Sender {
     }
 
     fn snapshot(&mut self, ts: i64) {
+        // Before this direction sent anything there is no SND.UNA to remember (a window
+        // advertised in the peer's SYN comes first): a view then falls back to now.
+        if !self.started {
+            return;
+        }
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
         // Views look back one ACK→data delay: keep twice that (and a millisecond).
         let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
@@ -590,6 +609,11 @@ impl Sender {
         if let Some((l, r)) = dsack(ack, blocks) {
             // Reported whether or not this direction's data was captured.
             notes.dsack = true;
+            notes.dsack_edges = if self.started {
+                (l.distance_from(self.base) as u32, r.distance_from(self.base) as u32)
+            } else {
+                (l.0, r.0)
+            };
             self.dsacks += 1;
             self.prove(l, r, Evidence::Dsack, notes);
             sack_blocks = &blocks[1..];
@@ -681,6 +705,9 @@ impl Sender {
             let lag = self.a2d_ns();
             let r = r + if lag >= AT_SENDER_NS { lag } else { 0 };
             self.rtt.sample(r);
+            if self.a2d.samples > 0 || self.a2d_hint_ns.is_some() {
+                self.e2e.sample(r);
+            }
             notes.rtt_ns = Some(r);
         }
         if self.in_recovery {
@@ -707,6 +734,8 @@ impl Sender {
             if notes.spurious_of == 0 {
                 notes.spurious_of = rec.frame;
                 notes.spurious_by = how;
+                notes.spurious_orig = rec.orig_frame;
+                notes.spurious_ts = rec.ts_ns;
             }
             break;
         }

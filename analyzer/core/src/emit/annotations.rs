@@ -15,7 +15,7 @@
 
 use std::io::{self, Write};
 
-use crate::analyse::verdict::{FlowVerdict, Value};
+use crate::analyse::verdict::FlowVerdict;
 use crate::analyse::{NotesSink, PacketNotes};
 use crate::decode::TcpSegment;
 use crate::flow::{FlowSummary, Placement};
@@ -203,17 +203,16 @@ fn verdict(f: &FlowSummary, v: &FlowVerdict) -> String {
             .values
             .iter()
             .map(|(k, val)| {
-                let inner = match val {
-                    Value::Int(i) => format!("int={i}"),
-                    Value::Num(n) => format!("num={}", lua_number(*n)),
-                    Value::Text(t) => format!("text={}", lua_string(t)),
+                let inner = match val.number() {
+                    Some(n) => format!("num={}", lua_number(n)),
+                    None => format!("text={}", lua_string(&val.render())),
                 };
                 format!("{k}={{{inner}}}")
             })
             .collect();
         findings.push(format!(
             "{{id={},share={},frames={{{}}},values={{{}}}}}",
-            lua_string(x.id),
+            lua_string(x.id.name()),
             lua_number(x.share),
             frames.join(","),
             values.join(",")
