@@ -52,6 +52,8 @@ def main(argv=None) -> int:
     p.add_argument("--md", help="Markdown report (default: docs/accuracy.md for held_out)")
     p.add_argument("--json", help="result JSON (default: benchmarks/results/accuracy-DATE-RANGE.json)")
     p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--before", help="an earlier result JSON of the same range: its summary is "
+                   "shown beside this one (before/after an engine change)")
     a = p.parse_args(argv)
     kind, span = _range_kind(a.seeds)
     seeds = parse_seeds(a.seeds)
@@ -108,6 +110,11 @@ def main(argv=None) -> int:
                      if c["kernel"]["clear"] and not c["right"]],
            "conditions": {str(seed): score.conditions(t) for seed, t in sorted(truths.items())},
            "unclear": unclear, "dishonest": dishonest, "missing": missing, "cases": cases}
+    if a.before:
+        with open(a.before) as f:
+            old = json.load(f)
+        doc["before"] = {"engine": old["engine"], "file": os.path.relpath(a.before, ROOT),
+                         "summary": old["summary"]}
     out = a.json or os.path.join(ROOT, "benchmarks", "results",
                                  f"accuracy-{today}-{a.seeds.replace(',', '_')}.json")
     with open(out, "w") as f:  # everything but the cases first, then one case per line

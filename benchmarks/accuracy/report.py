@@ -30,6 +30,28 @@ def _matrix(m: dict) -> list[str]:
     return out
 
 
+def _before_after(doc: dict) -> list[str]:
+    b, s = doc["before"]["summary"], doc["summary"]
+    L = ["## Before and after", "",
+         f"Before: {doc['before']['engine']} ({doc['before']['file']}); after: {doc['engine']}. "
+         "Same runs, same labels; only the engine changed.", "",
+         "| measure | before | after |", "|---|---:|---:|"]
+    for k in s["by_vantage"]:
+        x, y = b["by_vantage"].get(k, {}), s["by_vantage"][k]
+        L.append(f"| primary verdict right, {k} | {_pct(x.get('accuracy'))} "
+                 f"({x.get('right', 0)}/{x.get('n', 0)}) | {_pct(y['accuracy'])} ({y['right']}/{y['n']}) |")
+    for name in ("rwnd", "sndbuf"):
+        x, y = b[f"{name}_share"], s[f"{name}_share"]
+        L.append(f"| sender {name} share within {SHARE_TOLERANCE} of the kernel's | "
+                 f"{_pct(x['share_within'])} | {_pct(y['share_within'])} |")
+    x, y = b["flight"], s["flight"]
+    L.append(f"| runs with in flight within 1 MSS on ≥ {FLIGHT_TARGET:.0%} of samples | "
+             f"{x['runs_meeting_target']}/{x['runs']} | {y['runs_meeting_target']}/{y['runs']} |")
+    x, y = b["remedy_subtype"], s["remedy_subtype"]
+    L += [f"| remedy sub-type right | {_pct(x['accuracy'])} | {_pct(y['accuracy'])} |", ""]
+    return L
+
+
 def markdown(doc: dict) -> str:
     s = doc["summary"]
     L = ["# Accuracy against kernel truth", "",
@@ -79,6 +101,8 @@ def markdown(doc: dict) -> str:
     r = s["remedy_subtype"]
     L += [f"| remedy sub-type right (rwnd, sndbuf) | {_pct(r['accuracy'])} ({r['right']}/{r['n']}) "
           "| — |", ""]
+    if doc.get("before"):
+        L += _before_after(doc)
     L += ["## What the runs turned out to be", "",
           "Each run is drawn to show one story; its label is what the kernel says (full "
           "captures).", "",
