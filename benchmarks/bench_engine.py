@@ -27,8 +27,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
 import tcpdiag  # noqa: E402
+from benchmarks.accuracy import kernel  # noqa: E402
 from test_engine_samples import VERDICT_IDS, main_flow  # noqa: E402
 
 
@@ -46,19 +48,13 @@ def accuracy() -> list[dict]:
                 p = a.packets
                 p = p[(p.stream == v.stream) & (p.data_dir == v.data_dir)]
                 info, mss = truth["tcp_info"]["sender"], truth["flow"]["mss"]
-                t = np.array(info["t_ns"])
-                un, sk = np.array(info["unacked"]), np.array(info["sacked"])
-                flight = un - sk + np.array(info["retrans"]) - np.array(info["lost"])
-                at = np.searchsorted(p["ts"].astype("int64").to_numpy(), t, side="right") - 1
-                busy = (at >= 0) & (un > 0)
-                ours = p["in_flight"].to_numpy()[at[busy]].astype(float)
-                row["flight_within_1mss"] = float((np.abs(ours - flight[busy] * mss) <= mss).mean())
-                cwnd = np.array(info["snd_cwnd"])
-                lim = busy & (flight >= cwnd - 1) & ((un + 1) * mss <= np.array(info["snd_wnd"]))
-                if lim.sum():
-                    est = p["cwnd"].to_numpy()[at[lim]].astype(float)
-                    row["cwnd_median_error"] = float(np.median(np.abs(est - cwnd[lim] * mss) / (cwnd[lim] * mss)))
-                    row["cwnd_limited_samples"] = int(lim.sum())
+                ts = p["ts"].astype("int64").to_numpy()
+                fl = kernel.flight_agreement(ts, p["in_flight"].to_numpy().astype(float), info, mss)
+                row["flight_within_1mss"] = fl["within_1mss"]
+                err = kernel.cwnd_errors(ts, p["cwnd"].to_numpy().astype(float), info, mss)
+                if len(err):
+                    row["cwnd_median_error"] = float(np.median(err))
+                    row["cwnd_limited_samples"] = int(len(err))
             rows.append(row)
     return rows
 

@@ -8,17 +8,22 @@ emulator's log (samples/README.md), never from tcpdiag. Here:
   (unacked − sacked − lost + retrans, × MSS) for ≥ 95 % of TCP_INFO samples;
 - in cwnd-limited periods (kernel flight ≥ cwnd − 1 and the peer's window not binding)
   the cwnd estimate is within 15 % of snd_cwnd × MSS (median).
+The comparisons are benchmarks/accuracy/kernel.py's, shared with the sweep eval.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
 
 import tcpdiag
-from conftest import SAMPLES
+from conftest import ROOT, SAMPLES
+
+sys.path.insert(0, str(ROOT))
+from benchmarks.accuracy import kernel  # noqa: E402  (one definition of the kernel comparisons)
 
 TRUTHS = sorted(SAMPLES.glob("*.truth.json"))
 
@@ -75,23 +80,13 @@ def test_flight_and_cwnd_match_tcp_info_at_sender(truth_path):
     p = a.packets
     p = p[(p.stream == v.stream) & (p.data_dir == v.data_dir)]
     info, mss = truth["tcp_info"]["sender"], truth["flow"]["mss"]
-    t = np.array(info["t_ns"])
-    unacked, sacked = np.array(info["unacked"]), np.array(info["sacked"])
-    lost, retrans = np.array(info["lost"]), np.array(info["retrans"])
-    cwnd, snd_wnd = np.array(info["snd_cwnd"]), np.array(info["snd_wnd"])
-    kernel_flight = unacked - sacked - lost + retrans
+    ts = p["ts"].astype("int64").to_numpy()
 
-    # Our state after the last packet at or before each TCP_INFO sample (same clock).
-    at = np.searchsorted(p["ts"].astype("int64").to_numpy(), t, side="right") - 1
-    busy = (at >= 0) & (unacked > 0)
-    ours = p["in_flight"].to_numpy()[at[busy]].astype(float)
-    within = np.abs(ours - kernel_flight[busy] * mss) <= mss
-    assert busy.sum() > 100
-    assert within.mean() >= 0.95, f"{within.mean():.3f} of {busy.sum()} samples within 1 MSS"
+    flight = kernel.flight_agreement(ts, p["in_flight"].to_numpy().astype(float), info, mss)
+    assert flight["samples"] > 100
+    assert flight["within_1mss"] >= 0.95, f"{flight['within_1mss']:.3f} of {flight['samples']} samples within 1 MSS"
 
-    limited = busy & (kernel_flight >= cwnd - 1) & ((unacked + 1) * mss <= snd_wnd)
-    if limited.sum() < 5:
-        pytest.skip(f"only {limited.sum()} cwnd-limited TCP_INFO samples")
-    est = p["cwnd"].to_numpy()[at[limited]].astype(float)
-    err = np.abs(est - cwnd[limited] * mss) / (cwnd[limited] * mss)
-    assert np.median(err) <= 0.15, f"median cwnd error {np.median(err):.3f} over {limited.sum()} samples"
+    err = kernel.cwnd_errors(ts, p["cwnd"].to_numpy().astype(float), info, mss)
+    if len(err) < 5:
+        pytest.skip(f"only {len(err)} cwnd-limited TCP_INFO samples")
+    assert np.median(err) <= 0.15, f"median cwnd error {np.median(err):.3f} over {len(err)} samples"

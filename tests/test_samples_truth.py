@@ -36,9 +36,13 @@ def capture_path(truth: dict, side: str) -> str:
     return os.path.join(SAMPLES, truth["files"][f"{side}_capture"])
 
 
+def read_segments(path: str):
+    """(capture stamp ns, decoded TCP segment) of every TCP packet of a capture."""
+    return [(ts, s) for ts, _, raw in pcap.read(path) if (s := parse_ip_tcp(raw))]
+
+
 def segments(truth: dict, side: str):
-    return [(ts, s) for ts, _, raw in pcap.read(capture_path(truth, side))
-            if (s := parse_ip_tcp(raw))]
+    return read_segments(capture_path(truth, side))
 
 
 def tshark_fields(path: str, display_filter: str, *fields: str) -> list[list[str]]:

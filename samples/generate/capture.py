@@ -12,10 +12,11 @@ READY_TIMEOUT_S = 10
 
 
 class Capture:
-    def __init__(self, ns: str, dev: str, path: str):
+    def __init__(self, ns: str, dev: str, path: str, rt_priority: int = 0):
         self.path = path
+        chrt = ["chrt", "-f", str(rt_priority)] if rt_priority else []
         self.proc = subprocess.Popen(
-            ["ip", "netns", "exec", ns, "tcpdump", "-i", dev, "-n", "-s", str(SNAPLEN),
+            ["ip", "netns", "exec", ns, *chrt, "tcpdump", "-i", dev, "-n", "-s", str(SNAPLEN),
              "--time-stamp-precision=nano", "--immediate-mode", "-B", "16384", "-w", path, "tcp"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.stats = {}

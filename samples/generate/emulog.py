@@ -6,12 +6,13 @@ import bisect
 import csv
 import gzip
 
-from samples.generate.emulator import (DROP_LIST, DROP_LOSS, DROP_QUEUE, FORWARDED, REORDERED,
-                                       WRITE_FAILED)
+from samples.generate.emulator import (DROP_ACK, DROP_LIST, DROP_LOSS, DROP_QUEUE, FORWARDED,
+                                       REORDERED, WRITE_FAILED)
 
-DROPS = (DROP_QUEUE, DROP_LOSS, DROP_LIST, WRITE_FAILED)
+DROPS = (DROP_QUEUE, DROP_LOSS, DROP_LIST, DROP_ACK, WRITE_FAILED)
 FATE_NAMES = {FORWARDED: "forwarded", REORDERED: "reordered", DROP_QUEUE: "queue_drop",
-              DROP_LOSS: "random_loss", DROP_LIST: "drop_list", WRITE_FAILED: "write_failed"}
+              DROP_LOSS: "random_loss", DROP_LIST: "drop_list", DROP_ACK: "ack_loss",
+              WRITE_FAILED: "write_failed"}
 
 
 def load(path: str) -> list[dict]:
@@ -52,8 +53,9 @@ def percentiles(values: list[int], scale: float = 1e-3) -> dict:
             "over_1ms": sum(x > 1_000_000 for x in v)}
 
 
-def summarise(rows: list[dict], data_dir: str, isn: int) -> dict:
-    """Per-direction counts, data-direction event lists, retransmission truth, lateness."""
+def summarise(rows: list[dict], data_dir: str, isn: int, with_times: bool = False) -> dict:
+    """Per-direction counts, data-direction event lists, retransmission truth (with each
+    retransmission's time and kind if `with_times`), lateness."""
     out = {"directions": {}}
     for d in sorted({r["dir"] for r in rows}):
         mine = [r for r in rows if r["dir"] == d]
@@ -66,7 +68,7 @@ def summarise(rows: list[dict], data_dir: str, isn: int) -> dict:
     events = {"t_in_ns": [], "t_out_ns": [], "seq": [], "rel_seq": [], "len": [], "fate": []}
     forwarded, highest = Intervals(), 0
     retx = {"total": 0, "necessary": 0, "spurious": 0}
-    spurious_seqs = []
+    spurious_seqs, retx_times, retx_kinds = [], [], []
     for r in data:
         rel = (r["seq"] - isn - 1) % 2**32
         end = rel + r["len"]
@@ -77,15 +79,18 @@ def summarise(rows: list[dict], data_dir: str, isn: int) -> dict:
                 events[k].append(v)
         if rel < highest:
             retx["total"] += 1
-            if forwarded.covers(rel, end):
-                retx["spurious"] += 1
+            kind = "spurious" if forwarded.covers(rel, end) else "necessary"
+            retx[kind] += 1
+            retx_times.append(r["t_in_ns"])
+            retx_kinds.append(kind)
+            if kind == "spurious":
                 spurious_seqs.append(rel)
-            else:
-                retx["necessary"] += 1
         highest = max(highest, end)
         if r["fate"] not in DROPS:
             forwarded.add(rel, end)
     out["data_events"] = events
     out["retransmissions"] = {**retx, "spurious_rel_seq": spurious_seqs}
+    if with_times:
+        out["retransmissions"].update(t_in_ns=retx_times, kind=retx_kinds)
     out["delivery_lateness"] = percentiles([r["late_ns"] for r in rows if r["fate"] not in DROPS])
     return out

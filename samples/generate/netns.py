@@ -1,12 +1,40 @@
-"""The two test namespaces: one TUN each, addresses, per-namespace sysctls, teardown."""
+"""The two test namespaces: one TUN each, addresses, per-namespace sysctls, teardown.
+
+Names carry a prefix (`Names`), so two generator runs with different prefixes can coexist on
+one machine; the addresses are the same in every pair (each pair is its own little world).
+"""
 
 import json
 import subprocess
+from dataclasses import dataclass
 
-SENDER_NS, RECEIVER_NS = "tdsamp-snd", "tdsamp-rcv"
-SENDER_DEV, RECEIVER_DEV = "tdsamp0", "tdsamp1"
-ADDR4 = {SENDER_NS: "10.55.0.1", RECEIVER_NS: "10.55.0.2"}
-ADDR6 = {SENDER_NS: "fd00:55::1", RECEIVER_NS: "fd00:55::2"}
+ADDR4 = {"sender": "10.55.0.1", "receiver": "10.55.0.2"}
+ADDR6 = {"sender": "fd00:55::1", "receiver": "fd00:55::2"}
+NAT4, NAT6 = "10.55.0.77", "fd00:55::77"  # where a NAT middlebox makes the sender appear
+
+
+@dataclass(frozen=True)
+class Names:
+    """Namespaces `PREFIX-snd`/`PREFIX-rcv` with devices `PREFIX0`/`PREFIX1`."""
+
+    prefix: str = "tdsamp"
+
+    def __post_init__(self):
+        if not self.prefix.replace("-", "").isalnum() or len(self.prefix) > 12:
+            raise ValueError(f"prefix {self.prefix!r}: up to 12 letters, digits or '-'")
+
+    @property
+    def ns(self) -> dict:
+        return {"sender": f"{self.prefix}-snd", "receiver": f"{self.prefix}-rcv"}
+
+    @property
+    def dev(self) -> dict:
+        return {"sender": f"{self.prefix}0", "receiver": f"{self.prefix}1"}
+
+
+DEFAULT = Names()
+SENDER_NS, RECEIVER_NS = DEFAULT.ns["sender"], DEFAULT.ns["receiver"]
+SENDER_DEV, RECEIVER_DEV = DEFAULT.dev["sender"], DEFAULT.dev["receiver"]
 # The emulator is the only path, and bursts of a slow-start window must not overflow the
 # TUN's own transmit ring before the emulator reads them (that would be an unlogged drop).
 TUN_TXQUEUELEN = 10000
@@ -32,22 +60,27 @@ def in_ns(ns: str, *args: str, check: bool = True) -> str:
     return sh("ip", "netns", "exec", ns, *args, check=check)
 
 
-def delete_all() -> None:
+def delete_all(names: Names = DEFAULT) -> None:
     existing = sh("ip", "netns", "list", check=False)
-    for ns in (SENDER_NS, RECEIVER_NS):
+    for ns in names.ns.values():
         if ns in existing.split():
             sh("ip", "netns", "del", ns, check=False)
 
 
-def create(ns: str, dev: str, sysctls: dict, gso_max_size: int | None) -> None:
+def create(names: Names, side: str, sysctls: dict, gso_max_size: int | None,
+           mtu: int = 1500) -> None:
+    """Namespace and TUN of `side` ("sender"/"receiver"); the TUN must already exist (the
+    emulator created it in the root namespace)."""
+    ns, dev = names.ns[side], names.dev[side]
     sh("ip", "netns", "add", ns)
     sh("ip", "link", "set", dev, "netns", ns)
     in_ns(ns, "ip", "link", "set", "lo", "up")
-    in_ns(ns, "ip", "link", "set", dev, "mtu", "1500", "txqueuelen", str(TUN_TXQUEUELEN))
+    in_ns(ns, "ip", "link", "set", dev, "mtu", str(mtu), "txqueuelen", str(TUN_TXQUEUELEN))
     if gso_max_size:
         in_ns(ns, "ip", "link", "set", dev, "gso_max_size", str(gso_max_size))
-    in_ns(ns, "ip", "addr", "add", f"{ADDR4[ns]}/24", "dev", dev)
-    in_ns(ns, "ip", "-6", "addr", "add", f"{ADDR6[ns]}/64", "dev", dev, "nodad")
+    in_ns(ns, "ip", "addr", "add", f"{ADDR4[side]}/24", "dev", dev)
+    if mtu >= 1280:  # below it the kernel disables IPv6 on the device
+        in_ns(ns, "ip", "-6", "addr", "add", f"{ADDR6[side]}/64", "dev", dev, "nodad")
     in_ns(ns, "ip", "link", "set", dev, "up")
     base = {"net.ipv4.tcp_no_metrics_save": 1}  # no cached metrics from an earlier run
     for key, value in {**base, **sysctls}.items():

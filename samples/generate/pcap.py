@@ -33,3 +33,17 @@ def read(path: str) -> Iterator[Tuple[int, int, bytes]]:
                 return
             sec, frac, caplen, origlen = rec.unpack(head)
             yield sec * 1_000_000_000 + frac * scale, origlen, f.read(caplen)
+
+
+def write(path: str, records, snaplen: int) -> int:
+    """Write (timestamp ns, captured bytes, original length) records as a nanosecond raw-IP
+    pcap, the format tcpdump writes with --time-stamp-precision=nano; returns the count."""
+    n = 0
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, snaplen, LINKTYPE_RAW))
+        for ts, data, length in records:
+            sec, nsec = divmod(ts, 1_000_000_000)
+            f.write(struct.pack("<IIII", sec, nsec, len(data), length))
+            f.write(data)
+            n += 1
+    return n

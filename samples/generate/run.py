@@ -5,24 +5,19 @@ so it can sit in a test run on machines that cannot make captures.
 """
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from samples.generate import netns, truth
-from samples.generate.capture import Capture
+from samples.generate import netns, runner, truth
 from samples.generate.scenarios import BY_NAME, SCENARIOS, Scenario
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLES = os.path.join(REPO, "samples")
-PORT = 5201
-READY_TIMEOUT_S = 10
 # A run whose emulator ran late or whose captures are incomplete is redone, not committed;
 # so is one where the kernel's counters do not show the story (say, a reordering run in which
 # Linux adapted its reordering window early). The attempt number is recorded in the truth.
@@ -31,7 +26,7 @@ MAX_LATE_SHARE = 0.005  # of packets delivered more than 1 ms after schedule
 MAX_LATE_US = 10_000
 
 
-def unavailable_reason() -> str | None:
+def unavailable_reason(names: netns.Names = netns.DEFAULT) -> str | None:
     if os.geteuid() != 0:
         return "needs root (network namespaces, TUN devices, SCHED_FIFO)"
     if not os.path.exists("/dev/net/tun"):
@@ -39,95 +34,26 @@ def unavailable_reason() -> str | None:
     for tool in ("ip", "tcpdump"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed"
-    probe = "tdsamp-probe"
+    probe = f"{names.prefix}-probe"
     ok = subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode == 0
     subprocess.run(["ip", "netns", "del", probe], capture_output=True)
     return None if ok else "cannot create network namespaces"
 
 
-def _python(module: str, *args: str, ns: str | None = None) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", f"samples.generate.{module}", *args]
-    if ns:
-        cmd = ["ip", "netns", "exec", ns, *cmd]
-    return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-
-
-def _wait_ready(proc: subprocess.Popen, what: str) -> None:
-    line = proc.stdout.readline()
-    if line.strip() != "ready":
-        raise RuntimeError(f"{what} failed to start: {line!r} {proc.stderr.read()[-2000:]}")
-
-
-def _endpoint_args(opts: dict) -> list[str]:
-    return [a for k, v in opts.items() for a in (f"--{k.replace('_', '-')}", str(v))]
+def scenario_spec(sc: Scenario) -> dict:
+    """The run spec (runner.py) of a named scenario."""
+    return {"seed": sc.seed, "family": "ipv6" if sc.ipv6 else "ipv4", "mtu": 1500,
+            "cc": sc.cc, "duration_s": sc.duration_s, "listen": "receiver",
+            "a2b": sc.data, "b2a": sc.acks, "middlebox": sc.middlebox,
+            "middle_capture": sc.middle_capture,
+            "sender": {"sysctls": sc.sender_sysctls, "gso_max_size": sc.sender_gso_max_size,
+                       "app": sc.sender},
+            "receiver": {"sysctls": sc.receiver_sysctls, "app": sc.receiver}}
 
 
 def run_scenario(sc: Scenario, work: str) -> dict:
     """Run one scenario; returns the raw material truth.build() turns into the sample."""
-    paths = {k: os.path.join(work, f) for k, f in {
-        "emu_cfg": "emulator.json", "emu_log": "emulator.csv.gz", "emu_summary": "emu.json",
-        "snd_pcap": "sender.pcap", "rcv_pcap": "receiver.pcap",
-        "snd_out": "sender.json", "rcv_out": "receiver.json"}.items()}
-    with open(paths["emu_cfg"], "w") as f:
-        json.dump({"tun_a": netns.SENDER_DEV, "tun_b": netns.RECEIVER_DEV, "seed": sc.seed,
-                   "a2b": sc.data, "b2a": sc.acks, "log": paths["emu_log"],
-                   "summary": paths["emu_summary"]}, f)
-    procs, captures = [], []
-    netns.delete_all()
-    try:
-        emu = _python("emulator", paths["emu_cfg"])
-        procs.append(emu)
-        _wait_ready(emu, "emulator")
-        netns.create(netns.SENDER_NS, netns.SENDER_DEV, sc.sender_sysctls, sc.sender_gso_max_size)
-        netns.create(netns.RECEIVER_NS, netns.RECEIVER_DEV, sc.receiver_sysctls, None)
-        for ns, dev, key in ((netns.SENDER_NS, netns.SENDER_DEV, "snd_pcap"),
-                             (netns.RECEIVER_NS, netns.RECEIVER_DEV, "rcv_pcap")):
-            captures.append(Capture(ns, dev, paths[key]))
-        addrs = netns.ADDR6 if sc.ipv6 else netns.ADDR4
-        rcv_addr = addrs[netns.RECEIVER_NS]
-        receiver = _python("endpoint", "receiver", "--addr", rcv_addr, "--port", str(PORT),
-                           "--out", paths["rcv_out"], *_endpoint_args(sc.receiver),
-                           ns=netns.RECEIVER_NS)
-        procs.append(receiver)
-        _wait_ready(receiver, "receiver")
-        started = time.time_ns()
-        sender = _python("endpoint", "sender", "--addr", rcv_addr, "--port", str(PORT),
-                         "--out", paths["snd_out"], "--cc", sc.cc,
-                         "--duration", str(sc.duration_s), *_endpoint_args(sc.sender),
-                         ns=netns.SENDER_NS)
-        procs.append(sender)
-        limit = sc.duration_s + 60
-        for proc, what in ((sender, "sender"), (receiver, "receiver")):
-            _, err = proc.communicate(timeout=limit)
-            if proc.returncode != 0:
-                raise RuntimeError(f"{what} exited {proc.returncode}: {err[-2000:]}")
-        time.sleep(0.3)  # let the last ACKs and FINs through the emulator into the captures
-        tcpdump = {"sender": captures[0].stop(), "receiver": captures[1].stop()}
-        links = {"sender": netns.link_stats(netns.SENDER_NS, netns.SENDER_DEV),
-                 "receiver": netns.link_stats(netns.RECEIVER_NS, netns.RECEIVER_DEV)}
-        sysctls = {"sender": netns.read_sysctls(netns.SENDER_NS),
-                   "receiver": netns.read_sysctls(netns.RECEIVER_NS)}
-        emu.terminate()
-        _, err = emu.communicate(timeout=30)
-        if emu.returncode != 0:
-            raise RuntimeError(f"emulator exited {emu.returncode}: {err[-2000:]}")
-        with open(paths["emu_summary"]) as f:
-            emu_summary = json.load(f)
-        with open(paths["snd_out"]) as f:
-            snd = json.load(f)
-        with open(paths["rcv_out"]) as f:
-            rcv = json.load(f)
-        return {"paths": paths, "started_ns": started, "tcpdump": tcpdump, "links": links,
-                "sysctls": sysctls, "emulator": emu_summary, "sender": snd, "receiver": rcv}
-    finally:
-        for cap in captures:
-            cap.kill()
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        netns.delete_all()
+    return runner.execute(scenario_spec(sc), work)
 
 
 def honesty_problems(doc: dict) -> list[str]:
@@ -142,7 +68,9 @@ def honesty_problems(doc: dict) -> list[str]:
         if lat["n"] and (too_many or lat["max_us"] > MAX_LATE_US):
             problems.append(f"{what}: {lat['over_1ms']} packets > 1 ms, max {lat['max_us']} us")
     for side, cap in doc["captures"].items():
-        td = cap["tcpdump"]
+        td = cap.get("tcpdump")
+        if td is None:  # written by the emulator, not tcpdump
+            continue
         if td["dropped_by_kernel"] or td["captured"] != td["received_by_filter"]:
             problems.append(f"{side} tcpdump incomplete: {td}")
         if cap["tun_link"]["tx"].get("dropped"):

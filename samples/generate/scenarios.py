@@ -30,6 +30,8 @@ class Scenario:
     sender_gso_max_size: int | None = None
     ipv6: bool = False
     seed: int = 1
+    middlebox: dict | None = None  # header rewrites on the path (middlebox.py)
+    middle_capture: bool = False  # also capture at the path's midpoint (emulator.py)
 
 
 SCENARIOS = [

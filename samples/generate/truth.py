@@ -176,6 +176,11 @@ def write_sample(sc, raw: dict, outdir: str, command: str, attempt: int = 1) -> 
              "receiver_capture": _gzip_to(raw["paths"]["rcv_pcap"], base + ".receiver.pcap.gz"),
              "emulator_log": base + ".emulator.csv.gz"}
     shutil.copyfile(raw["paths"]["emu_log"], files["emulator_log"])
+    if sc.middle_capture:
+        files["middle_capture"] = _gzip_to(raw["paths"]["mid_pcap"], base + ".middle.pcap.gz")
+    if sc.middlebox:
+        files["middlebox_log"] = base + ".middlebox.csv.gz"
+        shutil.copyfile(raw["paths"]["box_log"], files["middlebox_log"])
     doc["files"] = {k: os.path.basename(v) for k, v in files.items()}
     doc["generated"] = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -1,0 +1,1 @@
+"""The sweep accuracy eval: tcpdiag against kernel truth (docs/accuracy.md)."""
