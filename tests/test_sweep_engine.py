@@ -5,7 +5,9 @@ the captured interval).
 The runs are samples/sweep/<seed>/, a representative subset of the tuning seed range
 (samples/sweep/SEEDS.md); the full held-out evaluation is `python3 -m benchmarks.accuracy`
 (docs/accuracy.md). The engine's answer is read through benchmarks/accuracy/engine.py, the one
-place that maps engine ids to kernel labels; an abstention counts as wrong.
+place that maps engine ids to kernel labels; an abstention counts as wrong. The cases known
+to be wrong today are listed, each with why, in samples/sweep/known_wrong.json: they must stay
+wrong until fixed (strict), and no other case may go wrong.
 """
 
 import glob
@@ -23,14 +25,25 @@ SUBSET = os.path.join(REPO, "samples", "sweep")
 VANTAGES = ("sender", "receiver", "middle")
 
 
+def _known_wrong() -> dict:
+    path = os.path.join(SUBSET, "known_wrong.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {k: v for k, v in json.load(f).items() if not k.startswith("_")}
+
+
 def _cases():
+    known = _known_wrong()
     out = []
     for p in sorted(glob.glob(os.path.join(SUBSET, "*", "truth.json"))):
         with open(p) as f:
             t = json.load(f)
         for interval in t["labels"]:
             for v in VANTAGES:
-                out.append(pytest.param(t, interval, v, id=f"{t['seed']}-{interval}-{v}"))
+                case = f"{t['seed']}-{interval}-{v}"
+                marks = [pytest.mark.xfail(strict=True, reason=known[case])] if case in known else []
+                out.append(pytest.param(t, interval, v, id=case, marks=marks))
     return out
 
 

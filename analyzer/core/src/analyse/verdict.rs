@@ -395,7 +395,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
                 ("busy", link_busy.map_or(Value::text("?"), Value::Share)),
                 ("capacity", v.capacity_bps.map_or(Value::text("?"), Value::Rate)),
                 ("flight", Value::Bytes(flight)),
-                ("min_rtt", ms(s.rtt.min_ns.unwrap_or(0))),
+                // The path's floor, not the capture point's side of it (a receiver's ACK delay).
+                ("min_rtt", path.map_or(Value::text("?"), |p| Value::Ms(p.min_rtt_ms))),
                 ("rtt", rtt.clone()),
             ],
         ));
