@@ -1,16 +1,16 @@
 """`tcpdiag wireshark`: the Wireshark plugin that ships inside the package.
 
-The plugin (one Lua file, docs/wireshark.md) shows tcpdiag's per-packet analysis and each
-flow's verdict in Wireshark: `install` copies it to the personal Lua plugins folder,
-`path` prints where it is, `annotate` writes the engine's results for a capture so the
-plugin shows them instead of analysing in Lua, and `tcpdiag wireshark FILE` does that and
-opens the capture with the plugin loaded.
+The plugin (one Lua file, docs/wireshark.md) shows the engine's per-packet analysis and
+each flow's verdict in Wireshark, from the annotations `annotate` writes for a capture;
+`tcpdiag wireshark FILE` annotates (cached) and opens the capture with both loaded.
+`install` copies the plugin to the personal Lua plugins folder, `path` prints where it is.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,20 +40,34 @@ def plugin_path() -> Path:
     return checkout if checkout.is_file() else packaged
 
 
+def _tshark(*args: str) -> str:
+    """What the installed tshark prints for `args` ("" without tshark)."""
+    tshark = shutil.which("tshark")
+    if tshark is None:
+        return ""
+    try:
+        return subprocess.run([tshark, *args], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def wireshark_folders() -> dict[str, str]:
+    """`tshark -G folders`: folder name → path."""
+    out = {}
+    for line in _tshark("-G", "folders").splitlines():
+        name, _, value = line.partition(":")
+        if value.strip():
+            out[name.strip()] = value.strip()
+    return out
+
+
 def personal_plugins_dir() -> Path:
     """Wireshark's personal Lua plugins folder: what `tshark -G folders` reports, else the
     documented default (~/.local/lib/wireshark/plugins on Linux and macOS since
     Wireshark 2.5, %APPDATA%\\Wireshark\\plugins on Windows)."""
-    tshark = shutil.which("tshark")
-    if tshark:
-        try:
-            out = subprocess.run([tshark, "-G", "folders"], capture_output=True, text=True, timeout=60).stdout
-        except (OSError, subprocess.SubprocessError):
-            out = ""
-        for line in out.splitlines():
-            name, _, value = line.partition(":")
-            if name.strip() == "Personal Lua Plugins" and value.strip():
-                return Path(value.strip())
+    folder = wireshark_folders().get("Personal Lua Plugins")
+    if folder:
+        return Path(folder)
     if sys.platform == "win32":
         return Path(os.environ.get("APPDATA", Path.home())) / "Wireshark" / "plugins"
     return Path.home() / ".local" / "lib" / "wireshark" / "plugins"
@@ -70,9 +84,9 @@ class _CaptureOrCommand(click.Group):
 
 @click.group("wireshark", cls=_CaptureOrCommand)
 def wireshark() -> None:
-    """See tcpdiag's analysis inside Wireshark: a Lua plugin adding a `tcpdiag` tree,
-    filter fields (tcpdiag.limit, tcpdiag.retrans, tcpdiag.flow.verdict ...) and expert
-    infos to every TCP packet.
+    """See tcpdiag's analysis inside Wireshark: a Lua plugin shows the engine's results
+    for the capture (its annotations) as a `tcpdiag` tree, filter fields (tcpdiag.limit,
+    tcpdiag.retrans, tcpdiag.flow.verdict ...) and expert infos on every TCP packet.
 
     Example:
 
@@ -91,11 +105,44 @@ def path_cmd() -> None:
     click.echo(str(plugin_path()))
 
 
+PROBE = "tcpdiag-probe-loaded"
+#: A pcap file header without packets (little-endian, version 2.4, Ethernet).
+EMPTY_PCAP = bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000")
+
+
+def root_skips_plugins() -> str | None:
+    """Why the installed Wireshark will not load personal Lua plugins when run as root,
+    or None (it loads them, or there is no tshark). Asked of tshark itself, with a
+    one-line script: Wireshark runs user scripts for root only when a global init.lua
+    sets `run_user_scripts_when_superuser = true` — 4.0 – 4.2 ship one in the global
+    configuration folder, 4.4 and later ship none and read it from the global Lua
+    plugins folder."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        probe, empty = Path(tmp) / "probe.lua", Path(tmp) / "empty.pcap"
+        probe.write_text(f'io.stdout:write("{PROBE}\\n")\n')
+        empty.write_bytes(EMPTY_PCAP)
+        out = _tshark("-r", str(empty), "-X", f"lua_script:{probe}")
+    first = _tshark("--version").split("\n", 1)[0]
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", first)
+    if not first or PROBE in out or not found:
+        return None
+    version = tuple(int(x) for x in found.groups())
+    folders = wireshark_folders()
+    folder = folders.get("Global Lua Plugins" if version >= (4, 4) else "Global configuration")
+    init = str(Path(folder) / "init.lua") if folder else "Wireshark's global init.lua"
+    return (f"Wireshark {'.'.join(map(str, version))} skips personal Lua plugins when run as root: run Wireshark "
+            f"as your own user (and `tcpdiag wireshark install` as that user), or add "
+            f"`run_user_scripts_when_superuser = true` to {init}")
+
+
 @wireshark.command("install")
 @click.option("--dir", "target", type=click.Path(file_okay=False), default=None,
               help="Plugins folder (default: Wireshark's personal Lua plugins folder).")
 def install_cmd(target: str | None) -> None:
     """Copy the plugin to Wireshark's personal plugins folder; Wireshark loads it at start.
+    Run as root, it warns when that Wireshark skips personal plugins for root (4.4 and later).
 
     Example:
 
@@ -113,6 +160,10 @@ def install_cmd(target: str | None) -> None:
         _fail(f"{folder}: cannot install the plugin there: {e.strerror or e}", EXIT_OUTPUT)
     click.echo(f"installed {dst}")
     click.echo("restart Wireshark (or Analyze → Reload Lua Plugins) to load it")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        why = root_skips_plugins()
+        if why:
+            click.echo(f"tcpdiag: warning: {why}", err=True)
 
 
 def write_annotations(capture: str, output: str) -> None:
@@ -146,16 +197,15 @@ def preference(path: Path) -> str:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Annotations file (default: CAPTURE.tcpdiag.lua beside the capture).")
 def annotate_cmd(capture: str, output: str | None) -> None:
-    """Write the engine's per-packet notes and flow verdicts for CAPTURE into a file the
-    plugin shows instead of analysing in Lua: the same tree, the verdicts already on the
-    first pass, and tshark runs several times faster. Name the file with the plugin's
-    `annotations` preference.
+    """Write the engine's per-packet notes and flow verdicts for CAPTURE into the file the
+    plugin shows (docs/wireshark.md, "Annotations"). Name it with the plugin's
+    `annotations` preference, or a script argument in tshark.
 
     Example:
 
         tcpdiag wireshark annotate big.pcapng
 
-        tshark -r big.pcapng -X lua_script:$(tcpdiag wireshark path) -o tcpdiag.annotations:big.pcapng.tcpdiag.lua -Y 'tcpdiag.limit == "rwnd"'
+        tshark -r big.pcapng -X lua_script:$(tcpdiag wireshark path) -X lua_script1:annotations=big.pcapng.tcpdiag.lua -Y 'tcpdiag.limit == "rwnd"'
     """
     from tcpdiag.cli import boundary
 
@@ -167,11 +217,9 @@ def annotate_cmd(capture: str, output: str | None) -> None:
 @wireshark.command("open")
 @click.argument("capture", type=click.Path(dir_okay=False))
 @click.option("--wireshark", "exe", default="wireshark", show_default=True, help="Wireshark executable.")
-@click.option("--lua-only", is_flag=True, help="Analyse in Lua inside Wireshark instead of loading the "
-              "engine's annotations (slower; what the plugin does when installed on its own).")
-def open_cmd(capture: str, exe: str, lua_only: bool) -> None:
-    """Open CAPTURE in Wireshark with the plugin loaded (no install needed), showing the
-    engine's results for it (annotations, cached per capture).
+def open_cmd(capture: str, exe: str) -> None:
+    """Open CAPTURE in Wireshark with the plugin loaded (no install needed) and the
+    engine's results for it (annotations, written once and cached per capture).
 
     Example:
 
@@ -183,26 +231,23 @@ def open_cmd(capture: str, exe: str, lua_only: bool) -> None:
               f"or load the plugin yourself: wireshark -X lua_script:{plugin_path()} {capture}", EXIT_MISSING_PROGRAM)
     if not Path(capture).is_file():
         _fail(f"{capture}: no such file", EXIT_INPUT)
-    args = [program, "-X", f"lua_script:{plugin_path()}"]
-    if not lua_only:
-        from tcpdiag.cli import boundary
+    from tcpdiag.cli import boundary
 
-        cached = annotations_cache(capture)
-        if not cached.is_file():
-            try:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                _fail(f"{cached.parent}: cannot keep annotations there: {e.strerror or e}", EXIT_OUTPUT)
-            partial = cached.with_suffix(".part")
-            try:
-                boundary(write_annotations)(capture, str(partial))
-            except SystemExit as e:
-                if e.code != EXIT_DAMAGED:
-                    raise
-                # Damaged: the frames before the damage are annotated; Wireshark shows those too.
-            os.replace(partial, cached)
-        args += ["-o", preference(cached)]
-    args += ["-r", capture]
+    cached = annotations_cache(capture)
+    if not cached.is_file():
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            _fail(f"{cached.parent}: cannot keep annotations there: {e.strerror or e}", EXIT_OUTPUT)
+        partial = cached.with_suffix(".part")
+        try:
+            boundary(write_annotations)(capture, str(partial))
+        except SystemExit as e:
+            if e.code != EXIT_DAMAGED:
+                raise
+            # Damaged: the frames before the damage are annotated; Wireshark shows those too.
+        os.replace(partial, cached)
+    args = [program, "-X", f"lua_script:{plugin_path()}", "-o", preference(cached), "-r", capture]
     if sys.platform == "win32":
         sys.exit(subprocess.call(args))
     os.execv(program, args)
