@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 CORPUS = Path(os.environ.get("TCPDIAG_CORPUS", ROOT.parent / "shared" / "corpus"))
+
+#: The findings catalogue by id (catalogue/findings.toml, the one source).
+FINDINGS = {f["id"]: f for f in tomllib.loads((ROOT / "catalogue" / "findings.toml").read_text())["finding"]}
 
 CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap", ".dmp", ".pcap.gz", ".pcapng.gz", ".dmp.gz", ".snoop.gz",
                     ".snp.gz", ".epeek.gz")

@@ -190,8 +190,8 @@ def test_colour_only_on_a_tty_and_never_with_no_color():
 
 
 def test_analyze_json_runs_without_pandas_or_plotly():
-    code = ("import sys; sys.modules['pandas'] = None; sys.modules['plotly'] = None; sys.modules['pyarrow'] = None\n"
-            "from tcpdiag.cli import main\n"
+    code = ("import sys; sys.modules['pandas'] = None; sys.modules['plotly'] = None\n"
+            "from tcpdiag.cli.main import main\n"
             f"main(['analyze', {sample('wscale_off')!r}, '--json'])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -130,3 +130,83 @@ def test_every_early_cut_is_clean(good, tmp_path, cut):
     assert r.returncode in (0, EXIT_NOT_CAPTURE, EXIT_DAMAGED)
     if r.returncode:
         one_line(r.stderr)
+
+
+# ---- every message is words: no Rust Debug text, no Python repr ----------------------
+
+#: What a Debug representation or a repr looks like inside a message.
+DEBUG_SYNTAX = ("{", "}", "Some(", "None", "needed:", "available:", "Truncated", "Corrupt(", "Malformed(",
+                "Error {", "kind:", "Layer", "b'", "\\x")
+
+
+def damaged_inputs() -> dict[str, bytes]:
+    """The damaged-input set: each format and compression cut, corrupted or foreign, and
+    captures whose frames do not decode (the warning lines)."""
+    import bz2
+    import lzma
+
+    import etlbuild
+    import formatbuild as fb
+
+    good = pcap_of(handshake_and_data())
+    segs = handshake_and_data()
+    frames = [(s.ts, len(s.frame()), s.frame()) for s in segs]
+    cut_headers = [(t, wire, data[:30]) for t, wire, data in frames]  # IP header cut
+    bad_tcp = bytearray(good)
+    bad_tcp[24 + 16 + 14 + 20 + 12] = 0x10  # data offset 1 in the first frame
+    absurd = bytearray(good)
+    struct.pack_into("<I", absurd, 24 + 8, 0xFFFFFF00)
+    etl = etlbuild.tcp_transfer_trace()
+    netmon = fb.netmon(frames, version=(2, 3))
+    return {
+        "empty": b"",
+        "text": b"hello, this is not a capture\n",
+        "pcap-cut": good[:-30],
+        "pcap-absurd-length": bytes(absurd),
+        "pcap-cut-headers": pcap_of([]) + b"".join(
+            struct.pack("<IIII", int(t), 0, len(d), w) + d for t, w, d in cut_headers),
+        "pcap-bad-data-offset": bytes(bad_tcp),
+        "pcap-unknown-linktype": pcap_of(segs, linktype=147),
+        "gz-cut": gzip.compress(good)[:-12],
+        "gz-damaged": gzip.compress(good)[:10] + b"\xff" * 20 + gzip.compress(good)[30:],
+        "xz-cut": lzma.compress(good)[:-20],
+        "bz2-damaged": bz2.compress(good)[:12] + b"\x00" * 30 + bz2.compress(good)[42:],
+        "gz-of-text": gzip.compress(b"hello world, not a capture"),
+        "snoop-cut": fb.snoop(frames)[:-25],
+        "snoop-version": fb.snoop(frames, version=9),
+        "snoop-datalink": fb.snoop(frames, datalink=77),
+        "peek-cut": fb.peek_classic(frames)[:-25],
+        "netmon-cut": netmon[:-45],
+        "netmon-table-past-end": netmon[:24] + (10 ** 9).to_bytes(4, "little") + netmon[28:],
+        "netmon-version": netmon[:5] + b"\x03" + netmon[6:],
+        "netmon-network": fb.netmon(frames, version=(2, 3), frame_networks=[1, 0x1234] + [1] * (len(frames) - 2)),
+        "etl-cut": etl[:-100],
+        "etl-garbage": etl[:200] + b"\xff" * 300,
+    }
+
+
+@pytest.mark.parametrize("name", list(damaged_inputs()))
+def test_messages_are_words_not_debug_text(name, tmp_path):
+    p = tmp_path / (f"{name}.etl" if name.startswith("etl") else f"{name}.cap")
+    p.write_bytes(damaged_inputs()[name])
+    for cmd in (["flows"], ["packets", "--analysis", "-o", str(tmp_path / "p.csv")], ["analyze", "--all"]):
+        r = run_tcpdiag(*cmd, str(p))
+        text = r.stderr.decode()
+        assert "Traceback" not in text and "panicked" not in text, text
+        for line in text.splitlines():
+            assert str(p) in line, line
+            bad = [s for s in DEBUG_SYNTAX if s in line.replace(str(p), "")]
+            assert not bad, f"{cmd[0]}: {bad} in: {line}"
+    import warnings
+
+    import tcpdiag
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            tcpdiag.flows(str(p), errors="warn")
+        except tcpdiag.CaptureError as e:
+            caught.append(warnings.WarningMessage(str(e), UserWarning, "", 0))
+    for w in caught:
+        msg = str(w.message).replace(str(p), "")
+        assert not [s for s in DEBUG_SYNTAX if s in msg], msg

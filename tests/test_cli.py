@@ -103,8 +103,20 @@ def test_cli_imports_without_pandas():
     import subprocess
     import sys
 
-    code = ("import sys; import tcpdiag.cli; "
+    code = ("import sys; import tcpdiag.cli.main; "
             "bad = [m for m in ('pandas', 'plotly', 'pyarrow') if m in sys.modules]; "
             "print(','.join(bad)); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, f"CLI imports {r.stdout.strip()}"
+
+
+def test_exit_codes_page_lists_exactly_the_codes_of_the_table():
+    import re
+
+    from conftest import ROOT
+
+    from tcpdiag.errors import EXIT
+
+    page = (ROOT / "docs" / "exit-codes.md").read_text()
+    documented = {int(m) for m in re.findall(r"^\| (\d+) \|", page, re.M)}
+    assert documented == set(EXIT.values())

@@ -19,9 +19,6 @@ FIELDS = ["frame.number", "tcp.stream", "tcp.srcport", "tcp.dstport", "tcp.seq_r
           "tcp.len", "tcp.flags", "tcp.window_size_value", "frame.protocols"]
 OURS = ["frame", "stream", "sport", "dport", "seq_raw", "ack_raw", "tcp_len", "flags", "win_raw"]
 
-# Capture formats tshark reads and tcpdiag does not (docs/conformance.md).
-UNSUPPORTED_FORMATS = {".snoop.gz": "Sun snoop", ".snp.gz": "Sun snoop", ".epeek.gz": "EtherPeek"}
-
 # Frames where tcpdiag deliberately differs, with the reason (docs/conformance.md).
 KNOWN_DIFFERENCES = {
     ("the-tcpdump-group_tcpdump/tests/bigtcp-ipv6.pcap", 1):
@@ -53,11 +50,6 @@ def exception_reason(tshark_vals: list[str]) -> str | None:
 
 @pytest.mark.parametrize("path", corpus_captures(), ids=corpus_id)
 def test_packets_equal_tshark(path, tshark):
-    unsupported = next((name for sfx, name in UNSUPPORTED_FORMATS.items() if path.name.endswith(sfx)), None)
-    if unsupported:
-        res = run_tcpdiag("packets", str(path))
-        assert res.returncode == 4 and (b"not a pcap" in res.stderr or b"unsupported" in res.stderr), res.stderr
-        pytest.skip(f"{unsupported} format: read by tshark, not by tcpdiag (documented)")
     theirs, cut_short = tshark_rows(tshark, path)
     res = run_tcpdiag("packets", str(path))
     # A capture cut mid-record: tshark warns and shows what it read; we exit 5 with the same.

@@ -8,11 +8,11 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import FINDINGS, ROOT
 
-from tcpdiag.catalogue import FINDINGS
-from tcpdiag.report import events, jsondoc
-from tcpdiag.report.series import SERIES_DTYPES
+from tcpdiag import tables
+from tcpdiag.api import EVENT_COLUMNS
+from tcpdiag.report import jsondoc
 
 DOCS = ROOT / "docs"
 
@@ -53,7 +53,16 @@ def test_json_page_names_every_schema_field():
     assert json.dumps(schema)  # and it is valid JSON shipped in the package
 
 
-def test_api_page_lists_series_and_events_columns():
-    text = (DOCS / "api.md").read_text()
-    for col in [*SERIES_DTYPES, *events.COLUMNS]:
+def test_tables_page_is_generated_from_the_engines_schemas():
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_tables_doc.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_tables_page_lists_every_column_of_every_table():
+    text = (DOCS / "tables.md").read_text()
+    for name in ("verdict", "findings", "analysis", "events", "series", "sacks"):
+        for field in tables.schema(name):
+            assert f"`{field.name}`" in text, (name, field.name)
+    for col in EVENT_COLUMNS:
         assert f"`{col}`" in text, col

@@ -1,5 +1,5 @@
-"""Analysis.series / .events / .report / .plot / _repr_html_ on the samples, and the
-display downsampling that must never hide an event."""
+"""Analysis.series / .events, the reporters tcpdiag.report / .plot, the notebook view on
+the samples, and the display downsampling that must never hide an event."""
 
 from __future__ import annotations
 
@@ -9,8 +9,15 @@ import pytest
 from conftest import SAMPLES
 
 import tcpdiag
-from tcpdiag.report import downsample, units
-from tcpdiag.report.series import SERIES_DTYPES
+from tcpdiag import units
+from tcpdiag.report import downsample
+
+#: What a flow's series reads as in pandas (docs/tables.md: series).
+SERIES_DTYPES = {
+    "frame": "uint64", "time": "datetime64[ns, UTC]", "t": "float64", "in_flight": "uint64", "rwnd": "uint64",
+    "cwnd": "UInt64", "cwnd_conf": "category", "limit": "category", "throughput_bps": "float64",
+    "goodput_bps": "float64", "rtt_ms": "float64",
+}
 
 
 @pytest.fixture(scope="module")
@@ -24,45 +31,46 @@ def test_series_columns_and_dtypes_are_as_documented(reordering):
     assert s["t"].is_monotonic_increasing and (s["in_flight"] >= 0).all()
     # the flow ran at ~5.7 Mbit/s: the trailing-window rates straddle that
     assert 2e6 < s["goodput_bps"].median() < 12e6
-    assert s["rtt_ms"].min() >= reordering.verdicts[0].facts["min_rtt_ms"] - 1e-6
+    assert s["rtt_ms"].min() >= reordering.verdicts[0].row["min_rtt_ms"] - 1e-6
 
 
 def test_series_by_endpoints_equals_series_by_number(reordering):
-    fl = reordering.scan.flows
-    spec = f"{fl['b_addr'][0]}:{fl['b_port'][0]}-{fl['a_addr'][0]}:{fl['a_port'][0]}"
+    fl = reordering.verdicts[0].row
+    spec = f"{fl['b_addr']}:{fl['b_port']}-{fl['a_addr']}:{fl['a_port']}"
     assert reordering.series(spec).equals(reordering.series(0))
 
 
 def test_events_prove_every_retransmission_spurious_by_dsack(reordering):
     ev = reordering.events
-    assert list(ev.columns) == ["frame", "stream", "time", "kind", "scope", "related_frame", "detail"]
+    assert list(ev.columns) == ["frame", "stream", "time", "kind", "scope", "related_frame", "message"]
     retx = ev[ev["kind"] == "retransmission"]
     spurious = ev[ev["kind"] == "spurious_retransmission"]
     dsack = ev[ev["kind"] == "dsack"]
-    assert len(retx) == reordering.verdicts[0].facts["retrans"] > 0
+    assert len(retx) == reordering.verdicts[0].row["retrans"] > 0
     assert set(spurious["frame"]) == set(retx["frame"])
     # each spurious retransmission names the DSACK (or Eifel timestamp echo) that proved it
-    by_dsack = spurious[spurious["detail"].str.contains("DSACK in frame")]
+    by_dsack = spurious[spurious["message"].str.contains("D-SACK in frame")]
     assert len(by_dsack) >= len(spurious) - 2
     assert set(by_dsack["related_frame"].astype(int)) <= set(dsack["frame"])
     assert (ev["scope"] == "flow").sum() == len(reordering.verdicts[0].findings)
 
 
-def test_report_text_for_one_flow(reordering):
-    text = reordering.report(0, target_rate="1G")
+def test_report_text_for_one_flow():
+    a = tcpdiag.analyze(str(SAMPLES / "reordering.sender.pcap.gz"), target_rate="1G")
+    text = tcpdiag.text_report(a, 0)
     assert "REORDER LIMITED" in text and "for 1 Gbit/s this path needs" in text
 
 
 @pytest.mark.parametrize("kind", ["sequence", "flight", "throughput", "rtt"])
 def test_plot_returns_a_figure_with_data(reordering, kind):
     pytest.importorskip("plotly")
-    fig = reordering.plot(0, kind)
+    fig = tcpdiag.plot(reordering, 0, kind)
     assert fig.data and sum(len(t.x) for t in fig.data if t.x is not None) > 100
 
 
 def test_sequence_graph_marks_every_retransmission_and_dsack(reordering):
     pytest.importorskip("plotly")
-    fig = reordering.plot(0, "sequence")
+    fig = tcpdiag.plot(reordering, 0, "sequence")
     names = {t.name: len(t.x) for t in fig.data if t.name}
     assert names["retransmissions (35)"] == 35 and names["DSACKs (35)"] == 35
     assert names["spurious retransmissions (35)"] == 35
@@ -76,7 +84,7 @@ def test_notebook_view_lists_flows_with_verdicts(reordering):
 def test_unknown_plot_kind_is_refused(reordering):
     pytest.importorskip("plotly")
     with pytest.raises(ValueError, match="unknown graph kind"):
-        reordering.plot(0, "pie")
+        tcpdiag.plot(reordering, 0, "pie")
 
 
 # ---------------------------------------------------------------- downsampling

@@ -53,8 +53,45 @@ def test_open_checks_the_capture(tmp_path):
     assert res.returncode == 3 and b"no such file" in res.stderr
 
 
+def test_annotate_writes_beside_the_capture_by_default(tmp_path):
+    capture = tmp_path / "c.pcap.gz"
+    capture.write_bytes((SAMPLES / "small_rcvbuf.sender.pcap.gz").read_bytes())
+    res = run_tcpdiag("wireshark", "annotate", str(capture))
+    assert res.returncode == 0, res.stderr
+    out = tmp_path / "c.pcap.gz.tcpdiag.lua"
+    assert out.is_file() and f"tcpdiag.annotations:{out}" in res.stderr.decode()
+
+
+def test_annotate_bad_input_and_unwritable_output_are_one_line(tmp_path):
+    junk = tmp_path / "junk.pcap"
+    junk.write_bytes(b"not a capture at all")
+    res = run_tcpdiag("wireshark", "annotate", str(junk), "-o", str(tmp_path / "x.lua"))
+    assert res.returncode == 4 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    res = run_tcpdiag("wireshark", "annotate", str(SAMPLES / "small_rcvbuf.sender.pcap.gz"),
+                      "-o", str(tmp_path / "no" / "such" / "dir" / "x.lua"))
+    assert res.returncode == 6 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert b"Traceback" not in res.stderr
+
+
+def test_annotate_a_damaged_capture_up_to_the_damage(tmp_path):
+    """A capture cut mid-record: the frames before the cut are annotated, one warning
+    line says where it stopped, exit 5 as `tcpdiag packets`."""
+    import gzip
+
+    whole = gzip.decompress((SAMPLES / "small_rcvbuf.sender.pcap.gz").read_bytes())
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(whole[: len(whole) // 2])
+    out = tmp_path / "cut.lua"
+    res = run_tcpdiag("wireshark", "annotate", str(cut), "-o", str(out))
+    err = res.stderr.decode().strip().splitlines()
+    assert res.returncode == 5 and out.is_file(), res.stderr
+    assert [line for line in err if line.startswith("tcpdiag: warning:")] and "frames before it" in err[-1], err
+    assert out.read_text(errors="replace").rstrip().endswith(tuple("0123456789")), "the header was written"
+
+
 def test_help_has_examples():
-    for cmd in (["wireshark"], ["wireshark", "path"], ["wireshark", "install"], ["wireshark", "open"]):
+    for cmd in (["wireshark"], ["wireshark", "path"], ["wireshark", "install"], ["wireshark", "open"],
+                ["wireshark", "annotate"]):
         out = run_tcpdiag(*cmd, "--help", check=True).stdout.decode()
         assert "Example:" in out
 

@@ -1,14 +1,14 @@
 """The Wireshark plugin under real tshark — the host's 4.0 (Lua 5.2) and the chroots'
 4.4 / 4.6 (Lua 5.4), each run as an unprivileged user (tests/tsharks.py) — shows the
-engine's annotations: `tcpdiag packets --analysis` frame for frame on every sample and
-corpus capture, in one pass and with -2; each flow's verdict on its frames and its
-findings' texts as the CLI, JSON and HTML print them; never a Lua error, even on damaged
-captures; and, without annotations for the capture, one clear sentence.
+engine's annotations: `tcpdiag packets --analysis` frame for frame and the events
+table's expert infos on every sample and corpus capture, in one pass and with -2; each
+flow's verdict on its frames (its texts as the CLI, JSON and HTML print them:
+tests/test_surfaces.py); never a Lua error, even on damaged captures; and, without
+annotations for the capture, one clear sentence.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -19,15 +19,17 @@ import pytest
 
 import plugin_compare as pc
 import tsharks
-from conftest import SAMPLES, corpus_captures, corpus_id, run_tcpdiag
+from conftest import FINDINGS, SAMPLES, corpus_captures, corpus_id
 
 FOUND, MISSING = tsharks.discover()
 TSHARKS = [pytest.param(t, id=str(t)) for t in FOUND] + [
     pytest.param(None, id=name, marks=pytest.mark.skip(reason=why)) for name, why in MISSING]
 SAMPLE_CAPTURES = sorted(SAMPLES.glob("*.pcap.gz"))
-# Formats tshark reads and tcpdiag does not (docs/conformance.md).
-CORPUS_CAPTURES = [p for p in corpus_captures() if not p.name.endswith((".snoop.gz", ".snp.gz", ".epeek.gz"))]
+CORPUS_CAPTURES = corpus_captures()
 MODES = ["one-pass", "two-pass"]
+#: The fields asked beside the analysis columns; `_ws.lua.error` last.
+EXTRA = ["tcp.stream", "tcpdiag.flow.verdict", "_ws.expert.message", *pc.EVENT_EXPERTS, "_ws.lua.error"]
+AT_EXPERTS = len(pc.COLUMNS) + 2
 
 
 def _id(p: Path) -> str:
@@ -38,12 +40,13 @@ def _capture_job(path: Path) -> dict:
     """Annotates one capture, then runs every tshark on it in both modes."""
     ann = pc.annotate(path)
     engine, rc = pc.engine_rows(path)
+    events = pc.engine_events(path)
     out = {"rc": rc}
     for ts in FOUND:
         for mode in MODES:
-            rows, stderr = pc.plugin_rows(ts, path, ann, two_pass=mode == "two-pass",
-                                          extra=["tcp.stream", "tcpdiag.flow.verdict", "_ws.lua.error"])
-            out[(ts, mode)] = (pc.compare(rows, engine), rows, stderr, engine)
+            rows, stderr = pc.plugin_rows(ts, path, ann, two_pass=mode == "two-pass", extra=EXTRA)
+            out[(ts, mode)] = (pc.compare(rows, engine), pc.event_mismatches(rows, AT_EXPERTS, events), rows, stderr,
+                               engine)
     return out
 
 
@@ -66,12 +69,14 @@ def plugin_runs():
 
 def _check(plugin_runs, ts, path: Path, mode: str) -> tuple[dict, dict]:
     job = plugin_runs[path].result()
-    result, rows, stderr, engine = job[(ts, mode)]
+    result, events, rows, stderr, engine = job[(ts, mode)]
     assert job["rc"] in (0, 5), f"tcpdiag packets exited {job['rc']}"
     assert "Lua" not in stderr and "tcpdiag:" not in stderr, stderr[-2000:]
     assert not any(v[-1] for v in rows.values()), "Lua errors"
     assert not result.mismatches, (f"{len(result.mismatches)} of {result.frames} frames differ "
                                    f"(engine, plugin); first: {result.mismatches[:5]}")
+    assert not events, (f"{len(events)} frames' expert infos differ from the events table "
+                        f"(frame, engine's messages, tcpdiag.analysis.* shown); first: {events[:5]}")
     return rows, engine
 
 
@@ -94,34 +99,6 @@ def test_fields_equal_engine_and_every_frame_has_its_verdict_on_samples(ts, path
 @pytest.mark.parametrize("ts", TSHARKS)
 def test_fields_equal_engine_on_corpus(ts, path, mode, plugin_runs, corpus):
     _check(plugin_runs, ts, path, mode)
-
-
-@pytest.mark.parametrize("name", ["reordering.sender", "small_rcvbuf.receiver", "wscale_off.sender",
-                                  "slow_reader.receiver", "random_loss.sender"])
-@pytest.mark.parametrize("ts", TSHARKS)
-def test_verdict_texts_are_the_cli_json_and_html_texts(ts, name, tmp_path):
-    """Each finding's message is one string everywhere: the expert info on the flow's
-    first frame (the primary) and on its evidence frames, `tcpdiag analyze` text, its
-    JSON and its HTML report."""
-    import html
-
-    path = SAMPLES / f"{name}.pcap.gz"
-    shown = pc.experts(ts, path, pc.annotate(path))
-    report = json.loads(run_tcpdiag("analyze", "--json", str(path), check=True).stdout)
-    text = run_tcpdiag("analyze", str(path), check=True).stdout.decode()
-    run_tcpdiag("analyze", str(path), "--html", str(tmp_path / "r.html"), check=True)
-    page = (tmp_path / "r.html").read_text()
-    flows = report["flows"]
-    assert flows
-    for flow in flows:
-        findings = [flow["verdict"], *flow["findings"]]
-        assert findings[0]["message"] in shown[flow["first_frame"]], (flow["stream"], shown[flow["first_frame"]])
-        for f in findings:
-            if flow["hidden"] is None:      # the text and HTML reports list the flows not hidden
-                assert f["message"] in text and html.escape(f["message"]) in page, f["message"]
-            for frame in f["frames"]:
-                if frame:
-                    assert f["message"] in shown[frame], (f["id"], frame)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -185,7 +162,8 @@ def test_a_file_that_is_not_annotations_is_refused_and_never_run(ts):
     program = tsharks.scratch("program.lua")
     program.write_text(f"{attempt}\nreturn 42\n")
     magic = "-- tcpdiag annotations for the Wireshark plugin (docs/wireshark.md); generated, do not edit\n"
-    header = f"return {{ format = 2, x = {attempt} }}"
+    fmt = re.search(r"^local FORMAT = (\d+)$", pc.PLUGIN.read_text(), re.M).group(1)
+    header = f"return {{ format = {fmt}, x = {attempt} }}"
     hostile = tsharks.scratch("hostile.lua")
     hostile.write_text(f"{magic}\n{header}\n-- header at byte {len(magic) + 1:016}\n")
     for f in (program, hostile):
@@ -209,10 +187,9 @@ def test_the_preference_names_the_annotations_too(ts):
 @pytest.mark.parametrize("ts", TSHARKS)
 def test_every_field_and_expert_is_registered(ts):
     """Every analysis column and every catalogue entry is a field tshark accepts."""
-    from tcpdiag.catalogue import FINDINGS
-
     names = [f"tcpdiag.{c}" for c in pc.COLUMNS] + [e["field"] for e in FINDINGS.values()] + [
-        "tcpdiag.flow", "tcpdiag.flow.verdict", "tcpdiag.flow.finding", "tcpdiag.annotations_missing"]
+        "tcpdiag.flow", "tcpdiag.flow.verdict", "tcpdiag.flow.finding", "tcpdiag.flow.shares",
+        "tcpdiag.flow.transfer", "tcpdiag.flow.ceiling", "tcpdiag.annotations_missing"]
     res = ts.run(["-r", tsharks.stage(SAMPLES / "reordering.sender.pcap.gz"), "-c", "3", *pc.plugin_args(),
                   "-T", "fields", *[x for n in names for x in ("-e", n)]], timeout=120)
     assert res.returncode == 0 and len(res.stdout.splitlines()) == 3, res.stderr

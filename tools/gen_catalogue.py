@@ -30,21 +30,64 @@ def load() -> list[dict]:
     return findings
 
 
-def python(findings: list[dict]) -> str:
-    lines = [f'"""The findings catalogue ({HEADER})."""', "", "FINDINGS: dict[str, dict[str, str]] = {"]
-    for f in findings:
-        lines.append(f"    {f['id']!r}: {{")
-        for k in KEYS[1:]:
-            lines.append(f"        {k!r}: {f.get(k, '').strip()!r},")
-        lines.append("    },")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+def _camel(ident: str) -> str:
+    return "".join(part.capitalize() for part in ident.split("_"))
+
+
+def _rust_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def rust(findings: list[dict]) -> str:
-    ids = ", ".join(f'"{f["id"]}"' for f in findings)
-    return (f"//! Finding ids ({HEADER}).\n\n"
-            f"pub const FINDING_IDS: &[&str] = &[{ids}];\n")
+    """The Rust enum of finding ids with each entry's texts: the engine renders messages
+    and remedies from these (analyse/finding.rs), so no other surface formats them."""
+    n = len(findings)
+    lines = [f"//! The findings catalogue ({HEADER}).", "",
+             "/// Every finding tcpdiag reports, in catalogue order.",
+             "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]",
+             "#[repr(u8)]", "pub enum FindingId {"]
+    lines += [f"    {_camel(f['id'])}," for f in findings]
+    lines += ["}", "",
+              "/// Expert severity, lowest first (policy, not detection: set in the catalogue).",
+              "#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]",
+              "pub enum Severity {", "    Chat,", "    Note,", "    Warn,", "    Error,", "}", "",
+              "/// One catalogue entry.",
+              "#[derive(Debug)]",
+              "pub struct Entry {",
+              "    pub id: &'static str,",
+              "    /// Wireshark-style filter name (tcpdiag.analysis.*, tcpdiag.verdict.*).",
+              "    pub field: &'static str,",
+              "    pub group: &'static str,",
+              "    pub severity: Severity,",
+              "    /// True for a per-flow finding (a verdict), false for a packet event.",
+              "    pub flow: bool,",
+              "    /// Message template: `{name}` is filled from the finding's values.",
+              "    pub message: &'static str,",
+              "    /// Remedy template (empty for packet events).",
+              "    pub remedy: &'static str,",
+              "}", "",
+              f"pub static ENTRIES: [Entry; {n}] = ["]
+    for f in findings:
+        sev = f["severity"].capitalize()
+        lines += ["    Entry {",
+                  f"        id: {_rust_str(f['id'])},",
+                  f"        field: {_rust_str(f['field'])},",
+                  f"        group: {_rust_str(f['group'])},",
+                  f"        severity: Severity::{sev},",
+                  f"        flow: {'true' if f['scope'] == 'flow' else 'false'},",
+                  f"        message: {_rust_str(f['message'].strip())},",
+                  f"        remedy: {_rust_str(f.get('remedy', '').strip())},",
+                  "    },"]
+    lines += ["];", "", "impl FindingId {",
+              f"    pub const ALL: [FindingId; {n}] = ["]
+    lines += [f"        FindingId::{_camel(f['id'])}," for f in findings]
+    lines += ["    ];", "",
+              "    pub fn entry(self) -> &'static Entry {", "        &ENTRIES[self as usize]", "    }", "",
+              "    /// The stable snake_case id (JSON, CSV, Python).",
+              "    pub fn name(self) -> &'static str {", "        self.entry().id", "    }", "",
+              "    pub fn parse(id: &str) -> Option<FindingId> {",
+              "        FindingId::ALL.iter().copied().find(|f| f.name() == id)", "    }", "}"]
+    return "\n".join(lines) + "\n"
 
 
 def markdown(findings: list[dict]) -> str:
@@ -89,7 +132,6 @@ def lua(findings: list[dict]) -> str:
 
 
 TARGETS = {
-    ROOT / "analyzer" / "tcpdiag" / "catalogue.py": python,
     ROOT / "analyzer" / "core" / "src" / "analyse" / "catalogue.rs": rust,
     ROOT / "docs" / "findings.md": markdown,
     LUA_PLUGIN: lua,

@@ -27,7 +27,7 @@ def help_text(cmd: click.Command, name: str, parent: click.Context | None = None
 
 
 def render() -> tuple[str, list[str]]:
-    from tcpdiag.cli import main
+    from tcpdiag.cli.main import main
 
     root = click.Context(main, info_name="tcpdiag", terminal_width=WIDTH, max_content_width=WIDTH,
                          **main.context_settings)

@@ -2,7 +2,8 @@
 # Installs everything the test suite needs (Debian packages, Python test deps, the newer
 # Wireshark chroots) and runs the whole suite: Rust unit/integration tests, then pytest.
 source "$(dirname "$0")/env.sh"
-apt_install tshark tcpdump tcptrace lua5.2 lua5.3 lua5.4 libpcap-dev iproute2 time chromium fonts-liberation
+apt_install tshark tcpdump tcptrace lua5.2 lua5.3 lua5.4 libpcap-dev iproute2 time chromium fonts-liberation \
+    zstd xz-utils bzip2
 install_tcpdiag "[test]"
 cd "$ROOT"
 # Wireshark 4.4 and 4.6 for the plugin tests (tools/wireshark-chroot.sh): reused from
@@ -14,5 +15,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 echo "== cargo test" >&2
 cargo test --quiet --workspace --exclude tcpdiag-native
+echo "== fuzz smoke run" >&2
+bash "$ROOT/tools/fuzz_smoke.sh"
 echo "== pytest" >&2
 "$VENV/bin/python" -m pytest -q "$@"

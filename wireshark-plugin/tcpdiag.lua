@@ -48,8 +48,8 @@ local hf = {
     ["retrans_of"] = ProtoField.framenum("tcpdiag.retrans_of", "Original transmission in frame", base.NONE,
                                          FRAME_PREV),
     ["dsack"] = ProtoField.bool("tcpdiag.dsack", "DSACK"),
-    ["dsack.left"] = ProtoField.uint32("tcpdiag.dsack.left", "DSACK left edge (raw)"),
-    ["dsack.right"] = ProtoField.uint32("tcpdiag.dsack.right", "DSACK right edge (raw)"),
+    ["dsack.left"] = ProtoField.uint32("tcpdiag.dsack.left", "DSACK left edge (relative, as tcp.options.sack_le)"),
+    ["dsack.right"] = ProtoField.uint32("tcpdiag.dsack.right", "DSACK right edge (relative, as tcp.options.sack_re)"),
     ["spurious_of"] = ProtoField.framenum("tcpdiag.spurious_of", "Proves spurious the retransmission in frame",
                                           base.NONE, FRAME_PREV),
     ["spurious_by"] = ProtoField.string("tcpdiag.spurious_by", "Evidence"),
@@ -72,6 +72,8 @@ local hf = {
     ["flow.vantage"] = ProtoField.string("tcpdiag.flow.vantage", "Capture point"),
     ["flow.data_dir"] = ProtoField.uint8("tcpdiag.flow.data_dir", "Data direction", base.DEC, DIRECTIONS),
     ["flow.shares"] = ProtoField.string("tcpdiag.flow.shares", "Time limited by"),
+    ["flow.transfer"] = ProtoField.string("tcpdiag.flow.transfer", "Transfer"),
+    ["flow.ceiling"] = ProtoField.string("tcpdiag.flow.ceiling", "Ceiling"),
     ["flow.finding"] = ProtoField.string("tcpdiag.flow.finding", "Finding"),
     ["flow.remedy"] = ProtoField.string("tcpdiag.flow.remedy", "Remedy"),
     ["flow.evidence"] = ProtoField.framenum("tcpdiag.flow.evidence", "Evidence frame"),
@@ -104,24 +106,24 @@ local CATALOGUE = {
     { "retransmission", "tcpdiag.analysis.retransmission", "sequence", "note", "Retransmission of frame {orig_frame} ({kind})" },
     { "spurious_retransmission", "tcpdiag.analysis.spurious_retransmission", "sequence", "warn", "Spurious retransmission: the original of frame {orig_frame} had arrived ({evidence} in frame {evidence_frame})" },
     { "dsack", "tcpdiag.analysis.dsack", "sequence", "note", "DSACK {left}-{right}: the receiver got these bytes twice" },
-    { "reordering", "tcpdiag.analysis.reordering", "sequence", "note", "Reordering: arrived {extent_packets} packets / {extent_bytes} B / {extent_ms} ms late (RACK window {rack_ms} ms)" },
-    { "lost_segment", "tcpdiag.analysis.lost_segment", "sequence", "warn", "Previous segment not captured: {gap} B missing before this one" },
+    { "reordering", "tcpdiag.analysis.reordering", "sequence", "note", "Reordering: arrived {extent_packets} packets / {extent_bytes} / {extent} late (RACK window {rack})" },
+    { "lost_segment", "tcpdiag.analysis.lost_segment", "sequence", "warn", "Previous segment not captured: {gap} missing before this one" },
     { "duplicate_ack", "tcpdiag.analysis.duplicate_ack", "sequence", "note", "Duplicate ACK #{count} of frame {orig_frame}" },
     { "zero_window", "tcpdiag.analysis.zero_window", "sequence", "warn", "Zero window: the receiver's buffer is full (its application is not reading)" },
     { "zero_window_probe", "tcpdiag.analysis.zero_window_probe", "sequence", "note", "Zero-window probe" },
-    { "window_full", "tcpdiag.analysis.window_full", "sequence", "note", "Window full: {in_flight} B in flight = rwnd {rwnd} B" },
-    { "window_scale_inferred", "tcpdiag.analysis.window_scale_inferred", "protocol", "note", "Window scale not captured; inferred shift ≥ {shift} from {in_flight} B in flight above the raw window" },
-    { "rwnd_limited", "tcpdiag.verdict.rwnd_limited", "sequence", "warn", "Receive-window limited {share}% of the time: rwnd {rwnd} B ÷ RTT {rtt_ms} ms = {ceiling} ceiling" },
-    { "rwnd_static", "tcpdiag.verdict.rwnd_static", "sequence", "warn", "Receive window fixed at {rwnd} B for the whole transfer → ceiling {ceiling} at {rtt_ms} ms RTT" },
-    { "wscale_missing", "tcpdiag.verdict.wscale_missing", "protocol", "warn", "Window scaling not in effect ({who}): window capped at 65,535 B → ceiling {ceiling} at {rtt_ms} ms RTT" },
-    { "zero_window_stall", "tcpdiag.verdict.zero_window_stall", "sequence", "warn", "Receiver advertised a zero window {count} times, stalled {stall_ms} ms ({share}% of the transfer)" },
-    { "sndbuf_limited", "tcpdiag.verdict.sndbuf_limited", "sequence", "warn", "Sender-buffer limited {share}% of the time: flight flat at {flight} B below rwnd {rwnd} B, no loss → ceiling {ceiling}" },
-    { "app_limited", "tcpdiag.verdict.app_limited", "sequence", "note", "Application limited {share}% of the time: the sender was idle with {flight} B in flight and room in both windows" },
-    { "reorder_limited", "tcpdiag.verdict.reorder_limited", "sequence", "warn", "Reordering mistaken for loss: {spurious} of {retrans} retransmissions spurious (DSACK/Eifel), cwnd cut {cuts} times; reordering up to {extent_ms} ms vs RACK window {rack_ms} ms" },
-    { "loss_limited", "tcpdiag.verdict.loss_limited", "sequence", "warn", "Loss limited: {loss_pct}% of segments retransmitted in {recoveries} recoveries; Mathis bound {mathis} at {rtt_ms} ms RTT" },
+    { "window_full", "tcpdiag.analysis.window_full", "sequence", "note", "Window full: {in_flight} in flight = rwnd {rwnd}" },
+    { "window_scale_inferred", "tcpdiag.analysis.window_scale_inferred", "protocol", "note", "Window scale not captured; inferred shift ≥ {shift} from {in_flight} in flight above the raw window" },
+    { "rwnd_limited", "tcpdiag.verdict.rwnd_limited", "sequence", "warn", "Receive-window limited {share} of the time: rwnd {rwnd} ÷ RTT {rtt} = {ceiling} ceiling" },
+    { "rwnd_static", "tcpdiag.verdict.rwnd_static", "sequence", "warn", "Receive window fixed at {rwnd} for the whole transfer → ceiling {ceiling} at {rtt} RTT" },
+    { "wscale_missing", "tcpdiag.verdict.wscale_missing", "protocol", "warn", "Window scaling not in effect ({who}): window capped at 65,535 B → ceiling {ceiling} at {rtt} RTT" },
+    { "zero_window_stall", "tcpdiag.verdict.zero_window_stall", "sequence", "warn", "Receiver advertised a zero window {count} times, stalled {stall} ({share} of the transfer)" },
+    { "sndbuf_limited", "tcpdiag.verdict.sndbuf_limited", "sequence", "warn", "Sender-buffer limited {share} of the time: flight flat at {flight} below rwnd {rwnd}, no loss → ceiling {ceiling}" },
+    { "app_limited", "tcpdiag.verdict.app_limited", "sequence", "note", "Application limited {share} of the time: the sender was idle with {flight} in flight and room in both windows" },
+    { "reorder_limited", "tcpdiag.verdict.reorder_limited", "sequence", "warn", "Reordering mistaken for loss: {spurious} of {retrans} retransmissions spurious (DSACK/Eifel), cwnd cut {cuts} times; reordering up to {extent} vs RACK window {rack}" },
+    { "loss_limited", "tcpdiag.verdict.loss_limited", "sequence", "warn", "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis bound {mathis} at {rtt} RTT" },
     { "slow_start_overshoot", "tcpdiag.verdict.slow_start_overshoot", "sequence", "warn", "Slow-start overshoot: {lost} segments lost in one round at the end of slow start (frame {frame})" },
-    { "bandwidth_limited", "tcpdiag.verdict.bandwidth_limited", "sequence", "note", "Bandwidth limited: {throughput} with {flight} B in flight ≫ BDP; RTT grew from {min_rtt_ms} to {rtt_ms} ms (a full bottleneck queue)" },
-    { "not_limited", "tcpdiag.verdict.not_limited", "comment", "chat", "No limit found: {reason}" },
+    { "bandwidth_limited", "tcpdiag.verdict.bandwidth_limited", "sequence", "note", "Bandwidth limited: {throughput} with {flight} in flight ≫ BDP; RTT grew from {min_rtt} to {rtt} (a full bottleneck queue)" },
+    { "not_limited", "tcpdiag.verdict.not_limited", "comment", "chat", "No limit found: {reason} ({data} of new data)" },
 }
 -- END GENERATED CATALOGUE
 local GROUP = { sequence = expert.group.SEQUENCE, protocol = expert.group.PROTOCOL,
@@ -143,7 +145,7 @@ do
     list[#list + 1] = ei.mismatch
     tcpdiag.experts = list
 end
-local FORMAT = 2
+local FORMAT = 3
 local MAGIC = "-- tcpdiag annotations for the Wireshark plugin (docs/wireshark.md); generated, do not edit\n"
 local HOW = "run `tcpdiag wireshark CAPTURE` (annotates and opens Wireshark), or `tcpdiag wireshark annotate "
     .. "CAPTURE` and set Preferences > Protocols > tcpdiag > Annotations file"
@@ -264,7 +266,9 @@ local function show_verdict(t, fl, number, visible)
         vt:add(hf["flow.vantage"], fl.vantage)
         if fl.findings[1] then vt:add(hf["flow.verdict_message"], fl.findings[1].message) end
         vt:add(hf["flow.data_dir"], fl.data_dir)
-        vt:add(hf["flow.shares"], fl.shares)
+        vt:add(hf["flow.shares"], fl.time)
+        vt:add(hf["flow.transfer"], fl.transfer)
+        for _, line in ipairs(fl.ceiling) do vt:add(hf["flow.ceiling"], line) end
     end
     for i, f in ipairs(fl.findings) do
         if first or here[i] then
@@ -363,8 +367,11 @@ local function verdicts_window()
     table.sort(streams)
     for _, s in ipairs(streams) do
         local fl = a.flows[s]
-        lines[#lines + 1] = string.format("tcp.stream eq %d   (data %s, capture point %s, %s)", s,
-                                          DIRECTIONS[fl.data_dir], fl.vantage, fl.shares)
+        lines[#lines + 1] = string.format("tcp.stream eq %d   (data %s, capture point %s)", s,
+                                          DIRECTIONS[fl.data_dir], fl.vantage)
+        lines[#lines + 1] = "  " .. fl.transfer
+        lines[#lines + 1] = "  " .. fl.time
+        for _, line in ipairs(fl.ceiling) do lines[#lines + 1] = "  " .. line end
         for i, f in ipairs(fl.findings) do
             lines[#lines + 1] = "  " .. (i == 1 and "* " or "- ") .. f.id .. ": " .. f.message
             if f.remedy ~= "" then lines[#lines + 1] = "      remedy: " .. f.remedy end

@@ -1,11 +1,12 @@
 """tcpdiag: why is this TCP transfer slow? Answers from a packet capture.
 
 The public API is re-exported here; the compiled core is the private `tcpdiag._native`.
-pandas-based functions load on first use, so the CLI starts without pandas.
+`analyze` gives an `Analysis` (data); the reporters are functions over it: `text_report`
+(text), `plot` (plotly figures), `write_html`. pandas- and plotly-based functions load on
+first use, so the CLI starts without them.
 """
 
 from tcpdiag._native import __version__
-from tcpdiag.analysis import Analysis, analyze
 from tcpdiag.errors import (
     CaptureDamagedError,
     CaptureError,
@@ -14,7 +15,16 @@ from tcpdiag.errors import (
     NotACaptureError,
 )
 
-_LAZY = {"flows": "tcpdiag.api", "packets": "tcpdiag.api", "iter_packets": "tcpdiag.api"}
+_LAZY = {
+    "analyze": ("tcpdiag.analysis", "analyze"),
+    "Analysis": ("tcpdiag.analysis", "Analysis"),
+    "flows": ("tcpdiag.api", "flows"),
+    "packets": ("tcpdiag.api", "packets"),
+    "iter_packets": ("tcpdiag.api", "iter_packets"),
+    "text_report": ("tcpdiag.report.text", "report"),
+    "plot": ("tcpdiag.report.figures", "plot"),
+    "write_html": ("tcpdiag.report.html", "write"),
+}
 
 __all__ = [
     "__version__",
@@ -23,6 +33,9 @@ __all__ = [
     "flows",
     "packets",
     "iter_packets",
+    "text_report",
+    "plot",
+    "write_html",
     "CaptureError",
     "CaptureIOError",
     "NotACaptureError",
@@ -35,5 +48,6 @@ def __getattr__(name: str):
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'tcpdiag' has no attribute {name!r}")

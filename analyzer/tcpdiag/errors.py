@@ -8,12 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Every exit code of the `tcpdiag` command, in one place (docs/exit-codes.md is checked
+#: against this table by the tests).
+EXIT = {
+    "ok": 0,
+    "internal": 1,
+    "usage": 2,
+    "input": 3,
+    "not_a_capture": 4,
+    "damaged": 5,
+    "output": 6,
+    "missing_program": 7,
+    "interrupted": 130,
+}
+
 
 class CaptureError(ValueError):
     """A capture could not be read, or not completely."""
 
     #: Exit code the CLI uses for this class (see docs/exit-codes.md).
-    exit_code = 4
+    exit_code = EXIT["not_a_capture"]
 
     def __init__(self, file: str, detail: str, *, kind: str = "", offset: int | None = None,
                  frames_read: int = 0, partial: Any = None) -> None:
@@ -29,19 +43,19 @@ class CaptureError(ValueError):
 class CaptureIOError(CaptureError, OSError):
     """The file could not be opened or read (missing, permissions, I/O error)."""
 
-    exit_code = 3
+    exit_code = EXIT["input"]
 
 
 class NotACaptureError(CaptureError):
     """Empty, not a capture at all, or a format/version tcpdiag does not read."""
 
-    exit_code = 4
+    exit_code = EXIT["not_a_capture"]
 
 
 class CaptureDamagedError(CaptureError):
     """The capture is truncated or corrupt part-way; `partial` holds the readable part."""
 
-    exit_code = 5
+    exit_code = EXIT["damaged"]
 
 
 class CaptureWarning(UserWarning):

@@ -16,11 +16,10 @@ retransmissions; see docs/etl.md.
 from __future__ import annotations
 
 import contextlib
-import os
 from typing import Any, Iterator
 
 from tcpdiag import _native
-from tcpdiag.errors import CaptureDamagedError, NotACaptureError, from_native
+from tcpdiag.errors import CaptureDamagedError, from_native
 
 #: Values `component` / `--etl-component` take besides a component id or name.
 COMPONENT_CHOICES = ("auto", "all", "first")
@@ -72,9 +71,7 @@ def convert(path: str, out: str, *, compat: str | None = None, component: str | 
     """
     if compat not in (None, "etl2pcapng"):
         raise ValueError(f"unknown compatibility mode {compat!r}: only 'etl2pcapng'")
-    if os.path.isfile(path) and not is_trace(path):
-        raise NotACaptureError(path, "offset 0: not an ETL trace (pktmon, netsh trace): `convert` reads only those",
-                               kind="not_a_capture", offset=0)
+    # The native side opens the input once and says when it is not an ETL trace.
     raw = _native.etl_convert(path, out, compat is not None, None if component is None else str(component))
     err = raw["error"]
     if err is not None:
@@ -130,21 +127,21 @@ def windows_state(analysis: Any, stream: int):
     the `tcpip_events` rows whose connection is the flow's 4-tuple, in either direction,
     with `sender` = "a" or "b" (the flow endpoint that is Windows' local side). Empty when
     the trace has no TCPIP events for the flow (or is not an ETL trace)."""
+    # Cached on the analysis: several flows of one trace read its events once.
     cache = analysis.__dict__.setdefault("_etl_tcpip", {})
     if "df" not in cache:
-        cache["df"] = tcpip_events(analysis.path) if is_trace(analysis.path) else None
+        # The first pass said what the capture was: no second opening to find out.
+        cache["df"] = tcpip_events(analysis.path) if analysis.stats.get("format") == "etl" else None
     df = cache["df"]
-    flows = analysis.scan.flows
-    try:
-        i = flows["stream"].index(stream)
-    except ValueError:
-        raise KeyError(f"no flow {stream} in {analysis.path}") from None
+    if stream not in analysis.verdicts:
+        raise KeyError(f"no flow {stream} in {analysis.path}")
+    row = analysis.verdicts[stream].row
     if df is None or df.empty:
         import pandas as pd
 
         return pd.DataFrame(columns=["ts", "event_id", "event", "sender"])
-    a = (flows["a_addr"][i], flows["a_port"][i])
-    b = (flows["b_addr"][i], flows["b_port"][i])
+    a = (row["a_addr"], row["a_port"])
+    b = (row["b_addr"], row["b_port"])
     local = list(zip(df["local_addr"], df["local_port"]))
     remote = list(zip(df["remote_addr"], df["remote_port"]))
     sender = ["a" if (l, r) == (a, b) else "b" if (l, r) == (b, a) else None for l, r in zip(local, remote)]

@@ -18,34 +18,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from tcpdiag import _native
+from tcpdiag.tables import capture_label
 
-#: Seconds of capture time after which an idle flow is judged and its state dropped.
-DEFAULT_IDLE_TIMEOUT = 300.0
-#: Seconds after which a closed flow (RST, or FIN both ways) is judged.
-DEFAULT_CLOSE_GRACE = 1.0
-
-#: Columns the fleet table adds in front of / after the analysis' flows table.
+#: The column the fleet table adds in front of the analysis' flows table.
 FLEET_COLUMNS = {
     "capture": "The capture file (for --merge: the pieces joined with '+')",
-    "limited_s": "Seconds the primary finding explains: busy time × its share (the sort key)",
-    "busy_s": "Seconds the data direction had data outstanding or waiting",
 }
-
-
-def native_scaled(path: str | list[str], vantage: str | None = None, *, jobs: int = 1,
-                  filter: str | None = None, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
-                  close_grace: float = DEFAULT_CLOSE_GRACE) -> dict:
-    """`_native.analyze_scaled` with the failing piece named in the result's `file`."""
-    paths = [path] if isinstance(path, str) else list(path)
-    raw = _native.analyze_scaled(paths, jobs, vantage, filter, idle_timeout, close_grace)
-    err = raw.get("error")
-    raw["file"] = paths[err.get("input", 0)] if err else capture_label(paths)
-    return raw
-
-
-def capture_label(paths: list[str]) -> str:
-    return paths[0] if len(paths) == 1 else "+".join(paths)
 
 
 def expand(patterns: Iterable[str]) -> list[str]:
@@ -62,20 +40,13 @@ def expand(patterns: Iterable[str]) -> list[str]:
 
 
 def flows_rows(path: str | list[str], *, vantage: str | None = None, errors: str = "warn", **scale: Any):
-    """The flows table (pandas) of one capture with its verdict columns and the fleet
-    columns. Runs anywhere tcpdiag is installed: this is the task a Dask worker runs."""
-    import pandas as pd
-
+    """The flows table (pandas) of one capture with its verdict columns and the capture's
+    name in front. Runs anywhere tcpdiag is installed: this is the task a Dask worker runs."""
     from tcpdiag.analysis import analyze
 
     a = analyze(path, vantage=vantage, errors=errors, **scale)
     df = a.flows.reset_index(drop=True)
-    busy = [a.verdicts[s].facts.get("busy_s", 0.0) for s in df["stream"]]
-    share = [a.verdicts[s].primary.share for s in df["stream"]]
     df.insert(0, "capture", capture_label([path] if isinstance(path, str) else list(path)))
-    df["busy_s"] = pd.array(busy, dtype="float64")
-    df["limited_s"] = df["busy_s"] * pd.array(share, dtype="float64")
-    df.loc[df["verdict"] == "not_limited", "limited_s"] = 0.0
     df.attrs["engine"] = a.engine
     df.attrs["warnings"] = a.scan.warnings()
     return df
@@ -124,7 +95,7 @@ def analyze_fleet(paths: Iterable[str], *, jobs: int = 1, merge: bool = False, c
     if cluster:
         from tcpdiag.cluster import map_on_cluster
 
-        parts, errs = map_on_cluster(cluster, units, vantage=vantage, errors=errors, jobs=jobs, **scale)
+        parts, errs = map_on_cluster(cluster, flows_rows, units, vantage=vantage, errors=errors, jobs=jobs, **scale)
         fleet.errors.update(errs)
     else:
         parts = []
@@ -143,19 +114,10 @@ def analyze_fleet(paths: Iterable[str], *, jobs: int = 1, merge: bool = False, c
             p.attrs = {}
         df = pd.concat(frames, ignore_index=True)
     else:
-        from tcpdiag.api import flows_frame
+        from tcpdiag import tables
+        from tcpdiag.api import frame
 
-        df = flows_frame({k: [] for k in _EMPTY_FLOW_KEYS}).reset_index(drop=True)
+        df = frame(tables.schema("verdict").empty_table())
         df.insert(0, "capture", pd.Series([], dtype="object"))
-        for c in ("verdict", "limited_s", "goodput_bps"):
-            df[c] = pd.Series([], dtype="float64" if c != "verdict" else "object")
     fleet.flows = worst_first(df)
     return fleet
-
-
-_EMPTY_FLOW_KEYS = [
-    "stream", "a_addr", "a_port", "b_addr", "b_port", "first_frame", "last_frame", "start", "duration_s",
-    "packets_ab", "packets_ba", "bytes_ab", "bytes_ba", "payload_ab", "payload_ba", "handshake",
-    "syn_frame_a", "syn_frame_b", "mss_a", "mss_b", "wscale_a", "wscale_b", "wscale_in_effect",
-    "sack_permitted", "timestamps", "ecn", "fin_a", "fin_b", "rst_a", "rst_b",
-]

@@ -3,7 +3,7 @@
     >>> from tcpdiag.live import LiveRun
     >>> run = LiveRun("eth0", filter="tcp port 443")
     >>> for snapshot in run.snapshots(refresh=2.0, duration=30): print(snapshot.rows())
-    >>> final = run.finish()            # every flow judged, as tcpdiag.analyze returns
+    >>> final = run.finish()            # every flow judged: flows and findings tables
 
 Needs libpcap (Debian `libpcap0.8`) and the right to capture (root or CAP_NET_RAW).
 """
@@ -14,36 +14,33 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from tcpdiag import _native
-from tcpdiag.analysis import FlowVerdict
+import pyarrow as pa
+
+from tcpdiag import _native, tables
 
 
 @dataclass
 class Snapshot:
-    """Active flows and the verdict each would get if the capture stopped now."""
+    """Active flows and the verdict each would get if the capture stopped now (the flows
+    table with its verdict columns)."""
 
     elapsed_s: float
-    flows: dict[str, list[Any]]
-    verdicts: dict[int, FlowVerdict]
+    flows: pa.Table
     stats: dict[str, Any]
 
     def rows(self) -> list[dict[str, Any]]:
-        out = []
-        f = self.flows
-        for i, stream in enumerate(f["stream"]):
-            v = self.verdicts.get(stream)
-            if v is None:
-                continue
-            out.append({
-                "stream": stream,
-                "a": f"{f['a_addr'][i]}:{f['a_port'][i]}",
-                "b": f"{f['b_addr'][i]}:{f['b_port'][i]}",
-                "packets": f["packets_ab"][i] + f["packets_ba"][i],
-                "verdict": v.primary.id,
-                "message": v.primary.message,
-                "goodput_bps": v.facts.get("goodput_bps"),
-            })
-        return out
+        cols = ["stream", "a_addr", "a_port", "b_addr", "b_port", "packets_ab", "packets_ba", "verdict", "message",
+                "goodput_bps"]
+        return self.flows.select(cols).to_pylist()
+
+
+@dataclass
+class Final:
+    """Every flow of the capture judged: the flows table with its verdicts, the findings."""
+
+    flows: pa.Table
+    findings: pa.Table
+    stats: dict[str, Any]
 
 
 class LiveRun:
@@ -57,8 +54,7 @@ class LiveRun:
 
     def snapshot(self) -> Snapshot:
         raw = self._s.snapshot()
-        verdicts = {v["stream"]: FlowVerdict.from_native(v) for v in raw["verdicts"]}
-        return Snapshot(time.monotonic() - self._t0, raw["flows"], verdicts, raw["stats"])
+        return Snapshot(time.monotonic() - self._t0, tables.table(raw["flows"], "verdict"), raw["stats"])
 
     def snapshots(self, refresh: float = 2.0, duration: float | None = None) -> Iterator[Snapshot]:
         """Captures in slices of `refresh` seconds, yielding a snapshot after each, until
@@ -74,7 +70,7 @@ class LiveRun:
                 self._s.run_for(min(0.25, max(0.0, stop - time.monotonic())))
             yield self.snapshot()
 
-    def finish(self) -> dict:
-        """Ends the capture; the result dict of `_native.analyze_scaled` (flows, stats,
-        verdicts, engine)."""
-        return self._s.finish()
+    def finish(self) -> Final:
+        """Ends the capture and judges every flow."""
+        raw = self._s.finish()
+        return Final(tables.table(raw["flows"], "verdict"), tables.table(raw["findings"], "findings"), raw["stats"])

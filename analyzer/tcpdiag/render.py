@@ -1,21 +1,29 @@
-"""Renders the flows table as an aligned text table, JSON or CSV (no pandas needed)."""
+"""Renders the flows table (`tcpdiag flows`) as an aligned text table, JSON or CSV (no
+pandas needed). Rows are taken a slice at a time: a capture may hold a million flows."""
 
 from __future__ import annotations
 
 import csv
 import json
-from typing import IO, Any
+from typing import IO, Any, Iterator
 
 from tcpdiag import __version__
-from tcpdiag.tables import FLOW_COLUMNS, ScanResult
+from tcpdiag.tables import ScanResult, rows
 
 #: Version of the `flows --format json` document; bump on incompatible change.
 FLOWS_JSON_SCHEMA = 1
 
 
-def _rows(res: ScanResult) -> list[dict[str, Any]]:
-    names = list(FLOW_COLUMNS)
-    return [dict(zip(names, vals)) for vals in zip(*(res.flows[n] for n in names))]
+#: Rows converted to Python at once.
+_SLICE = 10_000
+
+
+def _rows(res: ScanResult) -> Iterator[dict[str, Any]]:
+    t = res.flows
+    for i in range(0, t.num_rows, _SLICE):
+        for row in rows(t.slice(i, _SLICE)):
+            row["start"] = None if row["start"] is None else row["start"] / 1e9
+            yield row
 
 
 def flows_json(res: ScanResult, out: IO[str]) -> None:
@@ -28,7 +36,7 @@ def flows_json(res: ScanResult, out: IO[str]) -> None:
             "kind": res.error.kind, "message": res.error.detail, "offset": res.error.offset,
             "frames_read": res.error.frames_read,
         },
-        "flows": _rows(res),
+        "flows": list(_rows(res)),
     }
     json.dump(doc, out, indent=1)
     out.write("\n")
@@ -36,10 +44,9 @@ def flows_json(res: ScanResult, out: IO[str]) -> None:
 
 def flows_csv(res: ScanResult, out: IO[str]) -> None:
     w = csv.writer(out, lineterminator="\n")
-    names = list(FLOW_COLUMNS)
-    w.writerow(names)
-    for vals in zip(*(res.flows[n] for n in names)):
-        w.writerow(["" if v is None else v for v in vals])
+    w.writerow(res.flows.column_names)
+    for row in _rows(res):
+        w.writerow(["" if v is None else v for v in row.values()])
 
 
 def _endpoint(addr: str, port: int) -> str:

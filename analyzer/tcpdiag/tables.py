@@ -1,77 +1,62 @@
-"""The flows and packets tables as plain columns (no pandas), straight from the core.
+"""The tables of a capture as Arrow tables, straight from the core (no pandas).
 
-The CLI uses this module so that it imports without pandas; `tcpdiag.api` turns the same
-columns into DataFrames.
+The core declares every table's columns once (analyzer/core/src/emit/schema.rs); here they
+arrive as `pyarrow` record batches without a copy. The CLI uses this module so that it
+imports without pandas; `tcpdiag.api` turns the same tables into DataFrames.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import warnings
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Iterator
+
+import pyarrow as pa
 
 from tcpdiag import _native
 from tcpdiag.errors import CaptureDamagedError, CaptureError, CaptureWarning, NotACaptureError, from_native
 
-#: Flows-table columns in display order with their meaning (docs/tables.md is generated
-#: from this).
-FLOW_COLUMNS: dict[str, str] = {
-    "stream": "Flow number, equal to Wireshark's tcp.stream",
-    "a_addr": "Endpoint A address: source of the flow's first packet (the client if the SYN was captured)",
-    "a_port": "Endpoint A port",
-    "b_addr": "Endpoint B address",
-    "b_port": "Endpoint B port",
-    "first_frame": "First frame of the flow (Wireshark frame.number)",
-    "last_frame": "Last frame of the flow",
-    "start": "Time of the first packet, seconds since the Unix epoch",
-    "duration_s": "Seconds from first to last packet",
-    "packets_ab": "Packets from A to B",
-    "packets_ba": "Packets from B to A",
-    "bytes_ab": "Frame bytes from A to B (as tshark -z conv,tcp counts)",
-    "bytes_ba": "Frame bytes from B to A",
-    "payload_ab": "TCP payload bytes from A to B (sum of tcp.len, retransmissions included)",
-    "payload_ba": "TCP payload bytes from B to A",
-    "handshake": "Both SYN and SYN/ACK captured",
-    "syn_frame_a": "Frame of A's SYN (empty if not captured)",
-    "syn_frame_b": "Frame of B's SYN/ACK (empty if not captured)",
-    "mss_a": "MSS option in A's SYN",
-    "mss_b": "MSS option in B's SYN/ACK",
-    "wscale_a": "Window-scale shift in A's SYN (empty: option absent or SYN not captured)",
-    "wscale_b": "Window-scale shift in B's SYN/ACK",
-    "wscale_in_effect": "Window scaling in effect (both SYNs carry it); empty when unknown",
-    "sack_permitted": "SACK permitted by both sides; empty when unknown",
-    "timestamps": "Timestamps negotiated by both sides; empty when unknown",
-    "ecn": "ECN negotiated (RFC 3168); empty when unknown",
-    "fin_a": "A sent a FIN",
-    "fin_b": "B sent a FIN",
-    "rst_a": "A sent a RST",
-    "rst_b": "B sent a RST",
-}
 
-#: Packets-table columns with their meaning and the tshark field that gives the same value.
-PACKET_COLUMNS: dict[str, tuple[str, str]] = {
-    "frame": ("Frame number", "frame.number"),
-    "stream": ("Flow number", "tcp.stream"),
-    "dir": ("0 = from endpoint A to B, 1 = from B to A", ""),
-    "ts": ("Capture time (UTC)", "frame.time_epoch"),
-    "src": ("Source address", "ip.src / ipv6.src"),
-    "sport": ("Source port", "tcp.srcport"),
-    "dst": ("Destination address", "ip.dst / ipv6.dst"),
-    "dport": ("Destination port", "tcp.dstport"),
-    "seq_raw": ("Sequence number as on the wire", "tcp.seq_raw"),
-    "ack_raw": ("Acknowledgement number as on the wire", "tcp.ack_raw"),
-    "tcp_len": ("TCP payload length from the IP lengths (not the captured length)", "tcp.len"),
-    "flags": ("TCP flag bits (FIN=1 SYN=2 RST=4 PSH=8 ACK=16 URG=32 ECE=64 CWR=128 AE=256)", "tcp.flags"),
-    "win_raw": ("Window field before scaling", "tcp.window_size_value"),
-}
+def table(batches: Any, name: str | None = None) -> pa.Table:
+    """Native batches (one, or a list: Arrow PyCapsule interface) as a pyarrow Table,
+    without a copy; `name` gives the schema of an empty list."""
+    if not isinstance(batches, list):
+        batches = [batches]
+    if not batches:
+        assert name is not None, "an empty table needs its schema's name"
+        return schema(name).empty_table()
+    return pa.Table.from_batches([pa.record_batch(b) for b in batches])
+
+
+def rows(t: pa.Table) -> list[dict[str, Any]]:
+    """The rows of a (small) table as dicts; times as int nanoseconds since the epoch
+    (pyarrow would give datetimes or pandas Timestamps, dropping or keeping the ns)."""
+    times = [i for i, f in enumerate(t.schema) if pa.types.is_timestamp(f.type)]
+    for i in times:
+        t = t.set_column(i, t.schema.field(i).name, t.column(i).cast(pa.int64()))
+    return t.to_pylist()
+
+
+@cache
+def schema(name: str) -> pa.Schema:
+    """A table's declared schema: flows, verdict, findings, packets, analysis, sacks,
+    events or series. Each field's metadata holds its `doc`."""
+    return pa.record_batch(_native.schemas()[name]).schema
+
+
+def doc(field: pa.Field) -> str:
+    return (field.metadata or {}).get(b"doc", b"").decode()
 
 
 @dataclass
 class ScanResult:
-    """One pass over a capture: flow columns, decoder statistics and the damage, if any."""
+    """One pass over a capture: the flows table, decoder statistics and the damage, if any."""
 
     file: str
-    flows: dict[str, list[Any]]
+    flows: pa.Table
     stats: dict[str, Any]
     error: CaptureError | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -102,18 +87,27 @@ class ScanResult:
                                 f"({frames} frames), nothing to analyse", kind="unsupported")
 
 
-def _flow_columns(raw: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    first, last = raw.pop("first_ts_ns"), raw.pop("last_ts_ns")
-    raw["start"] = [t / 1e9 for t in first]
-    raw["duration_s"] = [(b - a) / 1e9 for a, b in zip(first, last)]
-    return {name: raw[name] for name in FLOW_COLUMNS}
-
-
-def _result(file: str, raw: dict) -> ScanResult:
-    res = ScanResult(file, _flow_columns(raw["flows"]), raw["stats"])
+def result(file: str, raw: dict) -> ScanResult:
+    """A native result dict (`flows` batch, `stats`, `error`) as a ScanResult; other keys
+    (findings, engine, write_error …) go to `extra`."""
+    flows_schema = "verdict" if "findings" in raw else "flows"
+    res = ScanResult(file, table(raw.get("flows", []), flows_schema), raw["stats"])
+    res.extra = {k: v for k, v in raw.items() if k not in ("flows", "stats", "error")}
     if raw["error"] is not None:
         res.error = from_native(file, raw["error"], partial=res)
     return res
+
+
+def rereadable(path: str) -> bool:
+    """True when `path` can be read a second time: a regular file. Standard input, a FIFO
+    and a shell's `<(...)` (`/dev/fd/N`) give their bytes once. Looks at the path with
+    `stat` only: opening a FIFO to find out would consume its writer."""
+    if path == "-":
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # a missing file: the reading itself reports it
 
 
 def check(res: ScanResult, errors: str) -> ScanResult:
@@ -132,36 +126,62 @@ def check(res: ScanResult, errors: str) -> ScanResult:
 
 def scan_flows(path: str) -> ScanResult:
     """Reads the capture once and returns the flows table (errors are in `.error`)."""
-    return _result(path, _native.scan_flows(path))
+    return result(path, _native.scan_flows(path))
 
 
 def write_packets_csv(path: str, out: str, analysis: bool = False) -> ScanResult:
     """Streams the packets table of `path` to the CSV file `out` ("-" = stdout), with the
-    analysis columns when `analysis` is true."""
-    raw = _native.write_packets_csv(path, out, analysis)
-    res = _result(path, raw)
-    res.extra["write_error"] = raw.get("write_error")
-    return res
+    analysis columns when `analysis` is true (`.extra["write_error"]` if writing failed)."""
+    return result(path, _native.write_packets_csv(path, out, analysis))
 
 
 def write_annotations(path: str, out: str) -> ScanResult:
     """Writes the Wireshark plugin's annotations of `path` (the engine's per-packet notes
     and flow verdicts, docs/wireshark.md) to the file `out`."""
-    raw = _native.write_annotations(path, out)
-    res = _result(path, raw)
-    res.extra["write_error"] = raw.get("write_error")
-    return res
+    return result(path, _native.write_annotations(path, out))
+
+
+def series_spec(flows: pa.Table) -> tuple:
+    """What `PacketChunks(series=…)` needs from a diagnosis' flows table to make each
+    flow's series: streams, data directions, rate windows."""
+    return tuple(flows.column(c).to_pylist() for c in ("stream", "data_dir", "rate_window_s"))
+
+
+#: Seconds of capture time after which an idle flow is judged and its state dropped
+#: (None: never; flows are judged whole).
+DEFAULT_IDLE_TIMEOUT = None
+#: Seconds after which a closed flow without data (RST, or FIN both ways) is judged.
+DEFAULT_CLOSE_GRACE = 1.0
+
+
+def analyze_scaled(path: str | list[str], vantage: str | None = None, *, jobs: int = 1,
+                  filter: str | None = None, idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+                  close_grace: float = DEFAULT_CLOSE_GRACE, target_bps: float | None = None) -> dict:
+    """`_native.analyze_scaled` (several threads, merged pieces, filters, idle eviction:
+    docs/scaling.md) with the failing piece named in the result's `file`."""
+    paths = [path] if isinstance(path, str) else list(path)
+    raw = _native.analyze_scaled(paths, jobs, vantage, filter, idle_timeout, close_grace, target_bps)
+    err = raw.get("error")
+    raw["file"] = paths[err.get("input", 0)] if err else capture_label(paths)
+    return raw
+
+
+def capture_label(paths: list[str]) -> str:
+    return paths[0] if len(paths) == 1 else "+".join(paths)
 
 
 class PacketChunks:
-    """Iterates the packets table in chunks (dicts of numpy arrays); `.result` after the end."""
+    """Iterates the packets table in chunks: dicts of pyarrow tables (`packets`; with
+    `analysis` also `sacks`, `events` and, for the flows in `series`, `series`);
+    `.result` after the end."""
 
     def __init__(self, path: str, chunk_rows: int = 1_000_000, analysis: bool = False,
-                 vantage: str | None = None) -> None:
+                 vantage: str | None = None, series: tuple | None = None) -> None:
         self.path = path
-        self._it = _native.PacketChunks(path, chunk_rows, analysis, vantage)
+        self._it = _native.PacketChunks(path, chunk_rows, analysis, vantage, series)
         self.result: ScanResult | None = None
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        yield from self._it
-        self.result = _result(self.path, self._it.result())
+    def __iter__(self) -> Iterator[dict[str, pa.Table]]:
+        for chunk in self._it:
+            yield {name: table(b) for name, b in chunk.items()}
+        self.result = result(self.path, self._it.result())

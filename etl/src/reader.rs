@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use tcpdiag_core::ingest::{IngestError, IngestErrorKind};
+use tcpdiag_core::ingest::{IngestError, IngestErrorKind, RandomAccess};
 
 use crate::buffer::{buffer_type, BufferHeader, BUFFER_HEADER_LEN};
 use crate::builtin::{self, ndis_event, pktmon_event, NDIS_PACKET_CAPTURE, PKTMON, TCPIP};
@@ -55,6 +55,13 @@ impl EtlReader<BufReader<File>> {
     pub fn open_with(path: impl AsRef<Path>, options: ReaderOptions) -> Result<Self, IngestError> {
         let f = File::open(path).map_err(|e| kind_at(IngestErrorKind::Io(e.to_string()), 0))?;
         EtlReader::from_reader(BufReader::with_capacity(1 << 16, f), options)
+    }
+}
+
+impl EtlReader<BufReader<RandomAccess>> {
+    /// Reads an opened input's random-access view (`Input::into_random_access`).
+    pub fn from_random_access(ra: RandomAccess, options: ReaderOptions) -> Result<Self, IngestError> {
+        EtlReader::from_reader(BufReader::with_capacity(1 << 16, ra), options)
     }
 }
 

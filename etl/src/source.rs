@@ -8,7 +8,7 @@ use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 use std::str::FromStr;
 
-use tcpdiag_core::ingest::{Frame, FrameSource, IngestError, IngestErrorKind};
+use tcpdiag_core::ingest::{Frame, FrameSource, IngestError, IngestErrorKind, Input, RandomAccess};
 
 use crate::frame::{EtlFrame, ObservationFilter, ReaderOptions};
 use crate::pktmon::Component;
@@ -89,6 +89,15 @@ impl EtlSource<BufReader<File>> {
     }
 }
 
+impl EtlSource<BufReader<RandomAccess>> {
+    /// Reads an input already opened (a file, a pipe or a decompressed stream; the last
+    /// two are held in memory up to a bound, since ETL needs random access).
+    pub fn from_input(input: Input, choice: &ComponentChoice) -> Result<Self, IngestError> {
+        let ra = input.into_random_access("an ETL trace")?;
+        EtlSource::new(EtlReader::from_random_access(ra, ReaderOptions::default())?, choice)
+    }
+}
+
 impl<R: Read + Seek> EtlSource<R> {
     pub fn new(mut reader: EtlReader<R>, choice: &ComponentChoice) -> Result<Self, IngestError> {
         let filter = choice
@@ -115,5 +124,9 @@ impl<R: Read + Seek + Send> FrameSource for EtlSource<R> {
 
     fn input_bytes_read(&self) -> u64 {
         self.reader.stats().file_bytes_read
+    }
+
+    fn format_name(&self) -> &'static str {
+        "etl"
     }
 }

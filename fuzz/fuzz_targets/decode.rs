@@ -1,29 +1,9 @@
-//! Fuzz target for the decode layer: any bytes, any link type, any wire length.
-//!
-//! Input layout: byte 0 picks a link type, bytes 1..5 (LE) are added to the frame length
-//! to form `origlen` (0 = untruncated), the rest is the frame. Seeds: `fuzz/seeds/decode/`.
-//!
-//!     cargo fuzz run decode fuzz/seeds/decode
-
+//! Fuzz target for the decode layer: any bytes, any link type, any wire length. The body
+//! is shared with `analyzer/core/tests/fuzz_replay.rs`, which replays the seeds on stable.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tcpdiag_core::decode::{decode, Decoded};
 
-const LINKTYPES: [u32; 16] = [0, 1, 9, 10, 12, 14, 50, 51, 101, 105, 108, 113, 228, 229, 276, 147];
+include!("../../analyzer/core/tests/common/fuzz_decode.rs");
 
-fuzz_target!(|data: &[u8]| {
-    if data.len() < 5 {
-        return;
-    }
-    let linktype = LINKTYPES[data[0] as usize % LINKTYPES.len()];
-    let extra = u32::from_le_bytes([data[1], data[2], data[3], data[4]]);
-    let frame = &data[5..];
-    let origlen = (frame.len() as u32).saturating_add(extra);
-    if let Decoded::Tcp(s) = decode(linktype, frame, origlen) {
-        assert!(s.payload_captured as usize <= frame.len());
-        assert!(s.payload_captured <= s.payload_len);
-        assert!(s.header_len >= 20 && s.header_len <= 60);
-        assert!(s.options.sack_count <= 4);
-    }
-});
+fuzz_target!(|data: &[u8]| decode_everything(data));

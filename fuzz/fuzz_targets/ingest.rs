@@ -1,5 +1,5 @@
 //! Fuzz target: any bytes through `CaptureReader::from_read`, reading every frame. The
-//! body is shared with `analyzer/core/tests/ingest_fuzz_replay.rs`, which replays the
+//! body is shared with `analyzer/core/tests/fuzz_replay.rs`, which replays the
 //! seeds without libFuzzer.
 #![no_main]
 

@@ -8,6 +8,10 @@ use crate::ingest::{Frame, FrameSource, IngestError};
 /// Receives each TCP segment after it has been placed in its flow.
 pub trait SegmentSink {
     fn segment(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement);
+    /// After each frame, with the flows table and the frame's time: a sink may finish
+    /// flows that closed (the analysis does).
+    #[inline]
+    fn tick(&mut self, _table: &FlowTable, _now_ns: i64) {}
     /// True once the sink can take no more (its output closed): the scan stops early.
     fn stopped(&self) -> bool {
         false
@@ -37,6 +41,9 @@ pub struct ScanStats {
     /// First frame that could not be decoded, and why (for the warning line).
     pub first_undecodable: Option<(u64, String)>,
     pub input_bytes: u64,
+    /// The capture format ("pcap", "pcapng", "snoop", "peekclassic", "netmon", "etl"; ""
+    /// for merged pieces of different formats).
+    pub format: &'static str,
 }
 
 impl ScanStats {
@@ -44,6 +51,8 @@ impl ScanStats {
         match reason {
             StopReason::NotTcp | StopReason::Encrypted => self.not_tcp += 1,
             StopReason::Fragment => self.fragments += 1,
+            // NetMon's metadata records (ETW events, adapter lists) are frames without a packet.
+            StopReason::UnknownLinkType(lt) if lt >= crate::ingest::netmon::LINKTYPE_NETMON_META => self.not_tcp += 1,
             StopReason::UnknownLinkType(lt) => match self.unknown_linktypes.iter_mut().find(|(t, _, _)| *t == lt) {
                 Some((_, n, _)) => *n += 1,
                 None => self.unknown_linktypes.push((lt, 1, frame.number)),
@@ -51,7 +60,7 @@ impl ScanStats {
             StopReason::Truncated { .. } | StopReason::Malformed(_) => {
                 self.undecodable += 1;
                 if self.first_undecodable.is_none() {
-                    self.first_undecodable = Some((frame.number, format!("{layer:?} layer: {reason:?}")));
+                    self.first_undecodable = Some((frame.number, reason.describe(layer)));
                 }
             }
         }
@@ -104,6 +113,7 @@ impl Scanner {
             if place_frame(&mut self.table, &mut self.stats, &frame, sink) {
                 sent += 1;
             }
+            sink.tick(&self.table, frame.ts_ns);
         }
         !self.done
     }
@@ -119,6 +129,7 @@ impl Scanner {
 
     pub fn finish(mut self) -> Scan {
         self.stats.input_bytes = self.reader.input_bytes_read();
+        self.stats.format = self.reader.format_name();
         Scan { flows: self.table.into_flows(), stats: self.stats, error: self.error }
     }
 }

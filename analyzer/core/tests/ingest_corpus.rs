@@ -1,7 +1,8 @@
-//! Every pcap/pcapng capture in the shared corpus reads with the same frame numbers and
-//! timestamps as `tshark -r F -T fields -e frame.time_epoch` prints. Skips when the corpus
-//! or tshark is absent. Formats we do not read (snoop, EtherPeek, which tshark reads) and
-//! files tshark cannot read must give a clean error here, never a panic.
+//! Every capture in the shared corpus (pcap, pcapng, snoop, Peek classic; plain or
+//! compressed) reads with the same frame numbers, timestamps, wire and captured lengths as
+//! `tshark -r F -T fields -e frame.time_epoch -e frame.len -e frame.cap_len` prints. Skips
+//! when the corpus or tshark is absent. Files tshark cannot read must give a clean error
+//! here, never a panic; a file tshark reads and we call "not a capture" is a failure.
 
 mod common;
 
@@ -46,18 +47,31 @@ fn parse_epoch(s: &str) -> Option<i64> {
     Some(ns.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
 }
 
-/// tshark's timestamps (None for records without one) and whether it reported an error.
-fn tshark(path: &Path) -> Option<(Vec<Option<i64>>, bool)> {
+/// One frame as tshark shows it: time (None for records without one), wire and captured
+/// lengths.
+type TsharkFrame = (Option<i64>, Option<u32>, Option<u32>);
+
+/// tshark's frames and whether it reported an error.
+fn tshark(path: &Path) -> Option<(Vec<TsharkFrame>, bool)> {
     let out = Command::new("tshark")
         .args(["-n", "-r"])
         .arg(path)
-        .args(["-T", "fields", "-e", "frame.time_epoch"])
+        .args(["-T", "fields", "-E", "separator=/t", "-e", "frame.time_epoch", "-e", "frame.len", "-e", "frame.cap_len"])
+        .env("TZ", "UTC")
         .output()
         .ok()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let failed = !out.status.success() || stderr.contains("tshark:");
-    Some((stdout.lines().map(parse_epoch).collect(), failed))
+    let frames = stdout
+        .lines()
+        .map(|l| {
+            let mut f = l.split('\t');
+            let (t, len, cap) = (f.next().unwrap_or(""), f.next().unwrap_or(""), f.next().unwrap_or(""));
+            (parse_epoch(t), len.parse().ok(), cap.parse().ok())
+        })
+        .collect();
+    Some((frames, failed))
 }
 
 #[test]
@@ -104,16 +118,8 @@ fn corpus_every_capture_matches_tshark() {
             continue;
         }
         if let Some(e) = &err {
-            if e.offset == 0
-                && matches!(
-                    e.kind,
-                    IngestErrorKind::NotACapture { .. } | IngestErrorKind::Unsupported(_)
-                )
-            {
-                eprintln!(
-                    "{name}: not pcap/pcapng, tshark reads {} frames; ours: {e}",
-                    want.len()
-                );
+            if e.offset == 0 && matches!(e.kind, IngestErrorKind::NotACapture { .. } | IngestErrorKind::Unsupported(_)) {
+                problems.push(format!("{name}: tshark reads {} frames; ours: {e}", want.len()));
                 continue;
             }
             if !tshark_failed {
@@ -127,14 +133,13 @@ fn corpus_every_capture_matches_tshark() {
             problems.push(format!("{name}: last frame {last}, tshark {}", want.len()));
         }
         for f in &frames {
-            let Some(Some(t)) = want.get(f.number as usize - 1) else {
+            let Some(&(t, len, cap)) = want.get(f.number as usize - 1) else {
                 continue;
             };
-            if *t != f.ts_ns {
-                problems.push(format!(
-                    "{name}: frame {} at {} ns, tshark {t}",
-                    f.number, f.ts_ns
-                ));
+            let ours = (Some(f.ts_ns), Some(f.origlen), Some(f.data.len() as u32));
+            let theirs = (t.or(ours.0), len.or(ours.1), cap.or(ours.2));
+            if ours != theirs {
+                problems.push(format!("{name}: frame {} (time ns, len, cap_len) {ours:?}, tshark {theirs:?}", f.number));
                 break;
             }
         }

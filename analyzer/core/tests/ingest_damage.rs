@@ -110,9 +110,9 @@ fn cut_magic_is_truncated() {
 }
 
 #[test]
-fn snoop_file_is_unsupported() {
-    let err = read_all(b"snoop\0\0\0\0\0\0\x02\0\0\0\x04").1.unwrap();
-    assert!(matches!(err.kind, IngestErrorKind::Unsupported(m) if m.contains("snoop")));
+fn snoop_version_7_is_unsupported() {
+    let err = read_all(b"snoop\0\0\0\0\0\0\x07\0\0\0\x04").1.unwrap();
+    assert!(matches!(err.kind, IngestErrorKind::Unsupported(m) if m.contains("snoop version 7")));
 }
 
 #[test]

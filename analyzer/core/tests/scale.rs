@@ -5,7 +5,6 @@
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use tcpdiag_core::analyse::verdict::judge;
 use tcpdiag_core::analyse::{Analyzer, FlowState, NoNotes};
 use tcpdiag_core::bpf::{FrameFilter, Program};
 use tcpdiag_core::ingest::merge::MergedSource;
@@ -54,14 +53,9 @@ fn open(p: &Path) -> CaptureReader {
 
 /// The reference: `pipeline::scan` with the single-thread `Analyzer`, judged at the end.
 fn reference(p: &Path) -> (String, Vec<String>) {
-    let mut a = Analyzer::new(NoNotes);
+    let mut a = Analyzer::new(NoNotes, Default::default());
     let s = scan(open(p), &mut a);
-    let empty = FlowState::default();
-    let verdicts = s
-        .flows
-        .iter()
-        .map(|f| format!("{:?}", judge(a.flows.get(f.stream as usize).unwrap_or(&empty), f, None)))
-        .collect();
+    let verdicts = a.finish(&s.flows).0.iter().map(|v| format!("{v:?}")).collect();
     (format!("{:?} {:?} {:?}", s.flows, s.stats, s.error.map(|e| e.to_string())), verdicts)
 }
 
@@ -208,12 +202,13 @@ fn idle_flow_evicted_then_resumed_keeps_its_stream() {
 
 #[test]
 fn many_short_flows_hold_few_states() {
-    // 20,000 SYN → RST/ACK exchanges, 1 ms apart: a scan. With a 1 s close grace only a
-    // few thousand flows are ever active at once.
+    // 40,000 SYN → RST/ACK exchanges, 1 ms apart: a scan. Past MANY_FLOWS open flows,
+    // those reset without data are judged after the 1 s close grace: at most MANY_FLOWS
+    // and a second's worth of flows hold state at once, not every flow.
     let s = 1_000_000_000i64;
     let mut buf = Vec::new();
     let mut w = PcapWriter::new(&mut buf, 101, 65535, true).unwrap();
-    for i in 0..20_000u32 {
+    for i in 0..40_000u32 {
         let port = 1024 + (i % 60_000) as u16;
         let ts = 1_700_000_000 * s + i as i64 * 1_000_000;
         let a = seg(false, port, SYN, i, 0, 0);
@@ -227,8 +222,9 @@ fn many_short_flows_hold_few_states() {
         EngineOptions { jobs: 2, close_grace_ns: s, ..EngineOptions::default() },
         None,
     );
-    assert_eq!(o.scan.flows.len(), 20_000);
-    assert!(o.engine.peak_active < 2_000, "{:?}", o.engine);
+    assert_eq!((o.scan.flows.len(), o.verdicts.len()), (40_000, 40_000));
+    assert!(o.engine.evicted > 20_000, "{:?}", o.engine);
+    assert!(o.engine.peak_active < tcpdiag_core::analyse::MANY_FLOWS + 1_500, "{:?}", o.engine);
 }
 
 #[test]

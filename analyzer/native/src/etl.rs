@@ -4,7 +4,7 @@
 //! The observation point PktMon copies are read from (`--etl-component`) is a process-wide
 //! setting, `etl_set_component`, so that every table function keeps its signature.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -12,7 +12,7 @@ use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use tcpdiag_core::ingest::{CaptureReader, FrameSource, IngestError};
+use tcpdiag_core::ingest::{CaptureReader, Format, FrameSource, IngestError, IngestErrorKind, Input, RandomAccess};
 use tcpdiag_etl::tcpip::Value;
 use tcpdiag_etl::{looks_like_etl, ComponentChoice, ConvertError, ConvertOptions, EtlReader, EtlSource, EtlStats, Mode, ReaderOptions};
 
@@ -25,45 +25,35 @@ fn component() -> ComponentChoice {
     c.as_deref().unwrap_or("auto").parse().unwrap_or_default()
 }
 
-/// True when `path` holds an ETL trace: by its first bytes, or — for a damaged file that
-/// is not a pcap, pcapng or gzip one either — by the `.etl` extension, so its error names
-/// the ETL problem.
-fn is_etl(path: &str) -> bool {
-    if path == "-" {
-        return false;
-    }
-    let mut head = [0u8; tcpdiag_etl::reader::SNIFF_LEN];
-    let n = match std::fs::File::open(path) {
-        Ok(mut f) => read_up_to(&mut f, &mut head),
-        Err(_) => return false,
-    };
-    if looks_like_etl(&head[..n]) {
+/// True when the opened input is an ETL trace: by its first bytes, or — for a damaged
+/// file that is no other format either — by the `.etl` extension, so its error names the
+/// ETL problem.
+fn is_etl(input: &Input, path: &str) -> bool {
+    if looks_like_etl(input.head()) {
         return true;
     }
-    let other_format = [&[0xd4, 0xc3, 0xb2, 0xa1][..], &[0xa1, 0xb2, 0xc3, 0xd4], &[0x4d, 0x3c, 0xb2, 0xa1], &[0xa1, 0xb2, 0x3c, 0x4d], &[0x0a, 0x0d, 0x0d, 0x0a], &[0x1f, 0x8b]]
-        .iter()
-        .any(|m| head[..n].starts_with(m));
     let ext = Path::new(path).extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("etl"));
-    ext && n > 0 && !other_format
+    ext && input.format() == Format::Unknown && !input.head().is_empty()
 }
 
-fn read_up_to(f: &mut impl Read, buf: &mut [u8]) -> usize {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..]) {
-            Ok(0) | Err(_) => break,
-            Ok(k) => n += k,
-        }
-    }
-    n
-}
-
-/// The frame source for any input: the ETL reader for ETL traces, else the capture reader.
+/// The frame source for any input, opened once: the ETL reader for ETL traces, else the
+/// capture reader.
 pub(crate) fn open_source(path: &str) -> Result<Box<dyn FrameSource>, IngestError> {
-    if is_etl(path) {
-        return Ok(Box::new(EtlSource::open(path, &component())?));
+    let input = Input::open(Path::new(path))?;
+    if is_etl(&input, path) {
+        return Ok(Box::new(EtlSource::from_input(input, &component())?));
     }
-    Ok(Box::new(CaptureReader::open(Path::new(path))?))
+    Ok(Box::new(CaptureReader::from_input(input)?))
+}
+
+/// An ETL trace's random-access view, opened once; an input that is not one is an error.
+fn open_etl(path: &str) -> Result<RandomAccess, IngestError> {
+    let input = Input::open(Path::new(path))?;
+    if !is_etl(&input, path) {
+        let what = "not an ETL trace (pktmon, netsh trace), the only input `convert` and the ETL functions read".to_string();
+        return Err(IngestError::new(IngestErrorKind::Unsupported(what), 0, 0));
+    }
+    input.into_random_access("an ETL trace")
 }
 
 /// Sets the observation point for ETL traces: "auto" (default), "all", "first", a
@@ -76,10 +66,10 @@ fn etl_set_component(component: Option<String>) {
     }
 }
 
-/// True when the file is read as an ETL trace.
+/// True when the file is read as an ETL trace (the file is opened once to look).
 #[pyfunction]
-fn etl_is_trace(path: &str) -> bool {
-    is_etl(path)
+fn etl_is_trace(py: Python<'_>, path: &str) -> bool {
+    py.detach(|| Input::open(Path::new(path)).is_ok_and(|input| is_etl(&input, path)))
 }
 
 fn etl_stats_dict<'py>(py: Python<'py>, s: &EtlStats) -> PyResult<Bound<'py, PyDict>> {
@@ -120,7 +110,9 @@ fn etl_convert<'py>(py: Python<'py>, path: &str, out: &str, compat: bool, compon
     let res = py.detach(|| {
         guarded(path, move || -> Result<tcpdiag_etl::ConvertSummary, ConvertError> {
             // The input is checked before the output is created: a bad trace leaves no file.
-            EtlReader::open_with(&src, ReaderOptions { prescan_metadata: false, ..ReaderOptions::default() })
+            let ra = open_etl(&src).map_err(ConvertError::Input)?;
+            let check = ReaderOptions { prescan_metadata: false, ..ReaderOptions::default() };
+            EtlReader::from_random_access(ra.try_clone().map_err(|e| ConvertError::Input(IngestError::new(IngestErrorKind::Io(e.to_string()), 0, 0)))?, check)
                 .map_err(ConvertError::Input)?;
             let sink: Box<dyn Write> = if out_path == "-" {
                 Box::new(std::io::stdout().lock())
@@ -128,7 +120,11 @@ fn etl_convert<'py>(py: Python<'py>, path: &str, out: &str, compat: bool, compon
                 Box::new(std::fs::File::create(&out_path)?)
             };
             let w = std::io::BufWriter::with_capacity(1 << 20, sink);
-            let (summary, mut w) = tcpdiag_etl::convert_file(Path::new(&src), w, &opts)?;
+            let reopen = |ro| {
+                let view = ra.try_clone().map_err(|e| IngestError::new(IngestErrorKind::Io(e.to_string()), 0, 0))?;
+                EtlReader::from_random_access(view, ro)
+            };
+            let (summary, mut w) = tcpdiag_etl::convert(reopen, w, &opts)?;
             w.flush()?;
             Ok(summary)
         })
@@ -158,7 +154,7 @@ fn etl_convert<'py>(py: Python<'py>, path: &str, out: &str, compat: bool, compon
 #[pyfunction]
 fn etl_components<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    match guarded(path, || EtlReader::open(path))? {
+    match py.detach(|| guarded(path, || open_etl(path).and_then(|ra| EtlReader::from_random_access(ra, ReaderOptions::default()))))? {
         Ok(r) => {
             let rows: Vec<(u16, String, String)> = r.components().values().map(|c| (c.id, c.name.clone(), c.description.clone())).collect();
             d.set_item("components", rows)?;
@@ -179,9 +175,9 @@ fn etl_components<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDic
 #[pyfunction]
 fn etl_tcpip_events<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> {
     let read = py.detach(|| {
-        guarded(path, || -> Result<(EtlReader, Option<IngestError>), IngestError> {
+        guarded(path, || -> Result<(EtlReader<std::io::BufReader<RandomAccess>>, Option<IngestError>), IngestError> {
             let opts = ReaderOptions { observation: tcpdiag_etl::ObservationFilter::All, ..ReaderOptions::default() };
-            let mut r = EtlReader::open_with(path, opts)?;
+            let mut r = EtlReader::from_random_access(open_etl(path)?, opts)?;
             let err = loop {
                 match r.next_frame() {
                     Ok(Some(_)) => {}

@@ -1,23 +1,28 @@
 //! The scaling entry points: analysis on N cores, rotated pieces merged, capture filters,
 //! idle-flow eviction (`analyze_scaled`), and live capture (`LiveSession`).
 
-use std::path::Path;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
 use tcpdiag_core::bpf::FrameFilter;
 use tcpdiag_core::ingest::merge::MergedSource;
-use tcpdiag_core::ingest::CaptureReader;
 use tcpdiag_core::live::LiveCapture;
 use tcpdiag_core::parallel::{run, run_on, EngineOptions, EngineStats, Outcome};
 use tcpdiag_core::pipeline::{Scan, ScanStats};
 
-use super::{flows_dict, guarded, parse_vantage, result_dict, verdict_dict, verdict_list};
+use super::{guarded, judge_options};
+use crate::tables::analysis_result;
 
-fn engine_options(jobs: usize, vantage: Option<&str>, idle_timeout: Option<f64>, close_grace: f64) -> PyResult<EngineOptions> {
+fn engine_options(
+    jobs: usize,
+    vantage: Option<&str>,
+    target_bps: Option<f64>,
+    idle_timeout: Option<f64>,
+    close_grace: f64,
+) -> PyResult<EngineOptions> {
     let secs = |s: f64| (s * 1e9) as i64;
     if idle_timeout.is_some_and(|t| t <= 0.0) || close_grace < 0.0 {
         return Err(PyValueError::new_err("idle timeout must be positive"));
@@ -26,7 +31,7 @@ fn engine_options(jobs: usize, vantage: Option<&str>, idle_timeout: Option<f64>,
         jobs: jobs.max(1),
         idle_timeout_ns: idle_timeout.map(secs),
         close_grace_ns: secs(close_grace),
-        vantage: parse_vantage(vantage)?,
+        judge: judge_options(vantage, target_bps)?,
     })
 }
 
@@ -44,9 +49,8 @@ fn engine_dict<'py>(py: Python<'py>, e: &EngineStats, episodes: &[(u32, u32)]) -
     Ok(d)
 }
 
-fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
-    let d = result_dict(py, &o.scan)?;
-    d.set_item("verdicts", verdict_list(py, &o.scan.flows, &o.verdicts)?)?;
+fn outcome_dict<'py>(py: Python<'py>, o: Outcome) -> PyResult<Bound<'py, PyDict>> {
+    let d = analysis_result(py, &o.scan, &o.scan.flows, o.verdicts)?;
     d.set_item("engine", engine_dict(py, &o.engine, &o.episodes)?)?;
     Ok(d)
 }
@@ -56,7 +60,8 @@ fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict
 /// capture time, `None` = never). Adds `"engine"`: peak active flows, evictions, episodes;
 /// an error dict carries `"input"`, the index of the capture that failed.
 #[pyfunction]
-#[pyo3(signature = (paths, jobs = 1, vantage = None, filter = None, idle_timeout = Some(300.0), close_grace = 1.0))]
+#[pyo3(signature = (paths, jobs = 1, vantage = None, filter = None, idle_timeout = None, close_grace = 1.0, target_bps = None))]
+#[allow(clippy::too_many_arguments)]
 fn analyze_scaled<'py>(
     py: Python<'py>,
     paths: Vec<String>,
@@ -65,21 +70,21 @@ fn analyze_scaled<'py>(
     filter: Option<&str>,
     idle_timeout: Option<f64>,
     close_grace: f64,
+    target_bps: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if paths.is_empty() {
         return Err(PyValueError::new_err("no capture given"));
     }
-    let opts = engine_options(jobs, vantage, idle_timeout, close_grace)?;
+    let opts = engine_options(jobs, vantage, target_bps, idle_timeout, close_grace)?;
     let filter = filter_of(filter)?;
     let mut readers = Vec::new();
     for (i, p) in paths.iter().enumerate() {
-        match guarded(p, || CaptureReader::open(Path::new(p)))? {
+        match py.detach(|| guarded(p, || super::etl::open_source(p)))? {
             Ok(r) => readers.push(r),
             Err(e) => {
                 let scan = Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) };
-                let d = result_dict(py, &scan)?;
+                let d = analysis_result(py, &scan, &[], Vec::new())?;
                 d.get_item("error")?.unwrap().set_item("input", i)?;
-                d.set_item("verdicts", PyList::empty(py))?;
                 return Ok(d);
             }
         }
@@ -96,7 +101,7 @@ fn analyze_scaled<'py>(
             }
         })
     })?;
-    let d = outcome_dict(py, &outcome)?;
+    let d = outcome_dict(py, outcome)?;
     if let Some(err) = d.get_item("error")?.filter(|e| !e.is_none()) {
         err.set_item("input", failed.unwrap_or(0))?;
     }
@@ -115,7 +120,7 @@ impl LiveSession {
     #[new]
     #[pyo3(signature = (iface, filter = None, snaplen = 262_144, vantage = None, idle_timeout = Some(300.0), close_grace = 1.0))]
     fn new(iface: &str, filter: Option<&str>, snaplen: u32, vantage: Option<&str>, idle_timeout: Option<f64>, close_grace: f64) -> PyResult<Self> {
-        let opts = engine_options(1, vantage, idle_timeout, close_grace)?;
+        let opts = engine_options(1, vantage, None, idle_timeout, close_grace)?;
         let cap = LiveCapture::open(iface, filter, snaplen, opts).map_err(|m| {
             if m.contains("syntax") || m.contains("filter") || m.contains("expression") {
                 PyValueError::new_err(format!("filter: {m}"))
@@ -138,32 +143,26 @@ impl LiveSession {
         r.map_err(|m| PyOSError::new_err(format!("{iface}: {m}")))
     }
 
-    /// Flows with analysis state now, and their verdicts if the capture ended now:
-    /// `{"flows": {...}, "verdicts": [...], "stats": {...}}`.
+    /// Flows with analysis state now and their verdicts if the capture ended now, as
+    /// `analyze` returns them.
     fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let Some(cap) = &self.cap else { return Err(PyValueError::new_err("session finished")) };
         let e = cap.engine();
         let mut ids = e.active().to_vec();
         ids.sort_unstable();
-        let flows: Vec<_> = ids.iter().map(|&i| e.table().flows()[i as usize].clone()).collect();
-        let d = PyDict::new(py);
-        d.set_item("flows", flows_dict(py, &flows)?)?;
-        let vs = PyList::empty(py);
-        for &i in &ids {
-            if let Some(v) = e.judge_now(i) {
-                vs.append(verdict_dict(py, i, &v)?)?;
-            }
-        }
-        d.set_item("verdicts", vs)?;
-        d.set_item("stats", super::stats_dict(py, e.scan_stats())?)?;
-        Ok(d)
+        let (flows, verdicts): (Vec<_>, Vec<_>) = ids
+            .iter()
+            .filter_map(|&i| Some((e.table().flows()[i as usize].clone(), e.judge_now(i)?)))
+            .unzip();
+        let scan = Scan { flows: Vec::new(), stats: e.scan_stats().clone(), error: None };
+        analysis_result(py, &scan, &flows, verdicts)
     }
 
     /// Ends the capture: every flow judged, as `analyze_scaled` returns.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let Some(cap) = self.cap.take() else { return Err(PyValueError::new_err("session finished")) };
         let o = py.detach(move || cap.finish());
-        outcome_dict(py, &o)
+        outcome_dict(py, o)
     }
 }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tcpdiag.report import plots, series as series_mod
+from tcpdiag.report import plots
 from tcpdiag.report.packets import flow_packets
 
 if TYPE_CHECKING:
@@ -13,26 +13,21 @@ if TYPE_CHECKING:
     from tcpdiag.analysis import Analysis
 
 
-def figures(a: "Analysis", stream: int, kinds=plots.KINDS, ceiling_bps: float | None = None) -> dict[str, "go.Figure"]:
-    fp = flow_packets(a, stream)
-    s = series_mod.build(a, stream)
-    facts = a.verdicts[stream].facts
-    make = {
-        "sequence": lambda: plots.sequence(fp),
-        "flight": lambda: plots.flight(s, stream),
-        "throughput": lambda: plots.throughput(s, stream, ceiling_bps),
-        "rtt": lambda: plots.rtt(s, stream, facts.get("min_rtt_ms")),
-    }
+def figures(a: "Analysis", stream: int, kinds=plots.KINDS) -> dict[str, "go.Figure"]:
     for k in kinds:
-        if k not in make:
+        if k not in plots.KINDS:
             raise ValueError(f"unknown graph kind {k!r}: {', '.join(plots.KINDS)}")
+    row = a.verdicts[stream].row
+    s = a.series(stream)
+    make = {
+        "sequence": lambda: plots.sequence(flow_packets(a, stream)),
+        "flight": lambda: plots.flight(s, stream),
+        "throughput": lambda: plots.throughput(s, stream, row["ceiling_bps"]),
+        "rtt": lambda: plots.rtt(s, stream, row["min_rtt_ms"]),
+    }
     return {k: make[k]() for k in kinds}
 
 
-def figure(a: "Analysis", stream: int, kind: str) -> "go.Figure":
-    from tcpdiag.report.model import build
-
-    ceiling = None
-    if kind == "throughput":
-        ceiling = build(a, streams=[stream])[0].ceiling.ceiling_bps
-    return figures(a, stream, (kind,), ceiling)[kind]
+def plot(a: "Analysis", flow: int | str | None = None, kind: str = "sequence") -> "go.Figure":
+    """A plotly figure of one flow: kind = sequence | flight | throughput | rtt."""
+    return figures(a, a.stream_of(flow), (kind,))[kind]

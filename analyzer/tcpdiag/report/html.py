@@ -9,8 +9,9 @@ import json
 from typing import TYPE_CHECKING
 
 from tcpdiag import __version__
-from tcpdiag.report import text, units
-from tcpdiag.report.model import STATE_WORDS, FlowReport
+from tcpdiag.report import model, text
+from tcpdiag.report.model import FlowReport, Shown
+from tcpdiag.units import fmt
 
 if TYPE_CHECKING:
     from tcpdiag.analysis import Analysis
@@ -35,17 +36,14 @@ def _finding_html(f) -> str:
 
 
 def flow_summary(r: FlowReport) -> str:
-    f, p = r.facts, r.primary
-    shares = ", ".join(f"{STATE_WORDS.get(k, k)} {v:.0%}" for k, v in r.busy_states())
+    p, row = r.primary, r.row
     rows = [
         ("verdict", _finding_html(p)),
         ("remedy", esc.escape(p.remedy or "")),
-        ("time", esc.escape(shares)),
-        ("ceiling", "<br>".join(esc.escape(x) for x in r.ceiling.lines)),
-        ("transfer", esc.escape(f"{units.size(r.data_bytes)} in {units.seconds(r.duration_s)} = "
-                                f"{units.rate(r.goodput_bps)} goodput; RTT min {units.ms(f.get('min_rtt_ms'))} / "
-                                f"avg {units.ms(f.get('mean_rtt_ms'))}; {f.get('retrans', 0)} retransmissions")),
-        ("capture", esc.escape(f"at the {r.vantage}; frames {r.first_frame}–{r.last_frame}; "
+        ("time", esc.escape(row["time_line"])),
+        ("ceiling", "<br>".join(esc.escape(x) for x in row["ceiling_lines"])),
+        ("transfer", esc.escape(row["transfer_line"])),
+        ("capture", esc.escape(f"at the {row['vantage']}; frames {row['first_frame']}–{row['last_frame']}; "
                                f"Wireshark filter tcp.stream == {r.stream}")),
     ]
     rows += [("also", _finding_html(x)) for x in r.findings[1:]]
@@ -53,16 +51,18 @@ def flow_summary(r: FlowReport) -> str:
     return f'<table class="tcpdiag">{body}</table>'
 
 
-def summary_table(reports: list[FlowReport], capture: str) -> str:
-    """One row per flow, worst first: the notebook view of an Analysis."""
+def summary_table(a: "Analysis", shown: Shown | None = None) -> str:
+    """One row per shown flow, worst first: the notebook view of an Analysis."""
+    shown = shown or model.build(a)
     head = "<tr><th>#</th><th>flow</th><th>sender → receiver</th><th>data</th><th>goodput</th><th>RTT min</th>" \
            "<th>verdict</th></tr>"
     body = "".join(
         f"<tr><td>{r.rank}</td><td>{r.stream}</td><td>{esc.escape(str(r.sender))} → {esc.escape(str(r.receiver))}</td>"
-        f"<td>{units.size(r.data_bytes)}</td><td>{units.rate(r.goodput_bps)}</td>"
-        f"<td>{units.ms(r.facts.get('min_rtt_ms'))}</td><td>{_finding_html(r.primary)}</td></tr>"
-        for r in reports)
-    return (f'<div><b>{esc.escape(capture)}</b>: {len(reports)} TCP flows'
+        f"<td>{fmt('size', r.row['data_bytes'])}</td><td>{fmt('rate', r.row['goodput_bps'])}</td>"
+        f"<td>{fmt('ms', r.row['min_rtt_ms'])}</td><td>{_finding_html(r.primary)}</td></tr>"
+        for r in shown.reports)
+    more = f" ({shown.hidden:,} short flows not listed)" if shown.hidden else ""
+    return (f'<div><b>{esc.escape(a.file)}</b>: {shown.total} TCP flows{more}'
             f'<table class="tcpdiag">{head}{body}</table></div>')
 
 
@@ -79,18 +79,17 @@ def _figure_div(fig, div_id: str) -> str:
             f'Plotly.newPlot("{div_id}",f.data,f.layout,{{responsive:true,displaylogo:false}});}})();</script>')
 
 
-def render(a: "Analysis", reports: list[FlowReport], title: str | None = None) -> str:
+def render(a: "Analysis", shown: Shown, title: str | None = None) -> str:
     from tcpdiag.report.figures import figures
 
-    name = esc.escape(title or a.path)
-    shown = [r for r in reports if r.hidden is None]
+    name = esc.escape(title or a.file)
     parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>tcpdiag: {name}</title>",
              f"<style>{_CSS}</style><script>{_plotly_js()}</script></head><body>",
              f"<h1>tcpdiag report: {name}</h1>",
              f'<p class="muted">tcpdiag {__version__}; {a.stats.get("frames", 0):,} frames, '
-             f'{len(reports)} TCP flows ({len(shown)} shown)</p>',
-             summary_table(shown, title or a.path)]
-    for i, r in enumerate(shown):
+             f'{shown.total} TCP flows ({len(shown.reports)} shown)</p>',
+             summary_table(a, shown)]
+    for i, r in enumerate(shown.reports):
         parts.append(f'<h2 id="flow-{r.stream}">#{r.rank} flow {r.stream}: {esc.escape(str(r.sender))} → '
                      f'{esc.escape(str(r.receiver))}</h2>')
         parts.append(flow_summary(r))
@@ -98,13 +97,19 @@ def render(a: "Analysis", reports: list[FlowReport], title: str | None = None) -
             parts.append(f'<p class="muted">Graphs are drawn for the first {MAX_GRAPHED_FLOWS} flows; '
                          f"<code>tcpdiag analyze --flow {r.stream} --html FILE</code> draws this one.</p>")
             continue
-        for kind, fig in figures(a, r.stream, ceiling_bps=r.ceiling.ceiling_bps).items():
+        for kind, fig in figures(a, r.stream).items():
             parts.append(_figure_div(fig, f"g{r.stream}-{kind}"))
-    parts.append(f"<script>window.tcpdiagGraphs={json.dumps(min(len(shown), MAX_GRAPHED_FLOWS) * 4)};</script>")
+    parts.append(f"<script>window.tcpdiagGraphs={json.dumps(min(len(shown.reports), MAX_GRAPHED_FLOWS) * 4)};</script>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def write(a: "Analysis", reports: list[FlowReport], path: str, title: str | None = None) -> None:
+def write(a: "Analysis", path: str, *, flow: int | str | None = None, show_all: bool = False,
+          min_bytes: int = model.DEFAULT_MIN_BYTES, shown: Shown | None = None, title: str | None = None) -> None:
+    """Writes the self-contained HTML report (plotly.js inline, works offline): the shown
+    flows (or one `flow`) with their graphs."""
+    if shown is None:
+        streams = None if flow is None else [a.stream_of(flow)]
+        shown = model.build(a, min_bytes=min_bytes, show_all=show_all, streams=streams)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(render(a, reports, title))
+        f.write(render(a, shown, title))

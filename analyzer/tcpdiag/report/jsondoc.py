@@ -3,6 +3,9 @@ docs/json-schema.md). Plain dicts from the report model; no pandas.
 
 `SCHEMA_VERSION` changes only on an incompatible change (a field removed, renamed or
 retyped); new optional fields keep the version and are added to the schema file.
+Version 2: finding values are plain numbers with their `units`; messages, the time line
+and the ceiling come finished from the engine; short flows are counted, not listed
+(`--all` lists them).
 """
 
 from __future__ import annotations
@@ -13,10 +16,19 @@ from importlib import resources
 from typing import IO, Any
 
 from tcpdiag import __version__
-from tcpdiag.report.model import FlowReport
+from tcpdiag.report.model import FlowReport, Shown
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 KIND = "tcpdiag.analyze"
+
+#: Flow facts copied into the document, as the engine names them in the flows table.
+FACTS = ("busy_s", "idle_s", "mss", "rwnd_min", "rwnd_max", "rwnd_basis", "retrans", "spurious", "dsacks",
+         "reorder_events", "max_reorder_ms", "recoveries", "zero_windows", "lost_before_bytes", "limited_s")
+SHARES = ("rwnd", "zero_window", "recovery", "cwnd", "sndbuf", "app")
+CEILING = {"limit": "ceiling_limit", "window_bytes": "ceiling_window_bytes", "rtt_ms": "ceiling_rtt_ms",
+           "min_rtt_ms": "ceiling_min_rtt_ms", "rtt_source": "rtt_source", "ceiling_bps": "ceiling_bps",
+           "observed_bps": "goodput_bps", "bdp_bytes": "bdp_bytes", "target_bps": "target_bps",
+           "needed_bytes": "needed_bytes", "lines": "ceiling_lines"}
 
 
 def schema() -> dict[str, Any]:
@@ -24,55 +36,47 @@ def schema() -> dict[str, Any]:
     return json.loads(resources.files("tcpdiag.report").joinpath("analyze.schema.json").read_text("utf-8"))
 
 
-def _iso(epoch: float) -> str:
-    t = dt.datetime.fromtimestamp(epoch, dt.timezone.utc)
+def _iso(ns: int | None) -> str | None:
+    if ns is None:
+        return None
+    t = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(microseconds=ns // 1000)
     return t.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def _finding(f) -> dict[str, Any]:
-    return {
-        "id": f.id, "field": f.field, "severity": f.severity, "share": f.share, "message": f.message,
-        "remedy": f.remedy or None, "frames": list(f.frames), "values": dict(f.values),
-    }
-
-
 def flow_doc(r: FlowReport) -> dict[str, Any]:
-    f = r.facts
+    row = r.row
+    start: int | None = row["start"]
     return {
         "stream": r.stream,
         "rank": r.rank,
-        "hidden": r.hidden,
         "sender": {"addr": r.sender.addr, "port": r.sender.port},
         "receiver": {"addr": r.receiver.addr, "port": r.receiver.port},
-        "vantage": r.vantage,
-        "start": _iso(r.start),
-        "start_epoch": r.start,
-        "duration_s": r.duration_s,
-        "first_frame": r.first_frame,
-        "last_frame": r.last_frame,
-        "packets": r.packets,
-        "data_bytes": r.data_bytes,
+        "vantage": row["vantage"],
+        "start": _iso(start),
+        "start_epoch": None if start is None else start / 1e9,
+        "duration_s": row["duration_s"],
+        "first_frame": row["first_frame"],
+        "last_frame": row["last_frame"],
+        "packets": row["packets_ab"] + row["packets_ba"],
+        "data_bytes": row["data_bytes"],
         "payload_bytes": r.payload_bytes,
-        "frame_bytes": r.frame_bytes,
-        "goodput_bps": r.goodput_bps,
-        "rtt": {"min_ms": f.get("min_rtt_ms"), "avg_ms": f.get("mean_rtt_ms"), "srtt_ms": f.get("srtt_ms")},
-        "options": dict(r.options),
-        "verdict": _finding(r.primary),
-        "shares": dict(r.shares),
-        "ceiling": r.ceiling.as_dict(),
-        "findings": [_finding(x) for x in r.findings[1:]],
-        "facts": {k: f.get(k) for k in FACTS},
+        "frame_bytes": row["bytes_ab"] + row["bytes_ba"],
+        "goodput_bps": row["goodput_bps"],
+        "rtt": {"min_ms": row["min_rtt_ms"], "avg_ms": row["mean_rtt_ms"], "srtt_ms": row["srtt_ms"]},
+        "options": r.options,
+        "verdict": r.primary.as_dict(),
+        "shares": {k: row[f"share_{k}"] for k in SHARES},
+        "time_line": row["time_line"],
+        "transfer_line": row["transfer_line"],
+        "ceiling": {k: row[c] for k, c in CEILING.items()},
+        "findings": [x.as_dict() for x in r.findings[1:]],
+        "facts": {k: row[k] for k in FACTS},
         "wireshark_filter": f"tcp.stream == {r.stream}",
     }
 
 
-#: Flow facts copied into the document, as the engine names them.
-FACTS = ("busy_s", "mss", "rwnd_min", "rwnd_max", "retrans", "spurious", "dsacks", "reorder_events",
-         "max_reorder_ms", "recoveries", "zero_windows", "lost_before_bytes")
-
-
-def document(reports: list[FlowReport], *, capture: str, stats: dict[str, Any], error: Any = None,
-             vantage: str = "auto", target_bps: float | None = None) -> dict[str, Any]:
+def document(shown: Shown, *, capture: str, stats: dict[str, Any], error: Any = None, vantage: str = "auto",
+             target_bps: float | None = None) -> dict[str, Any]:
     return {
         "kind": KIND,
         "schema_version": SCHEMA_VERSION,
@@ -84,8 +88,10 @@ def document(reports: list[FlowReport], *, capture: str, stats: dict[str, Any], 
         "error": None if error is None else {
             "kind": error.kind, "message": error.detail, "offset": error.offset, "frames_read": error.frames_read,
         },
-        "flows_total": len(reports),
-        "flows": [flow_doc(r) for r in reports],
+        "flows_total": shown.total,
+        "flows_hidden": shown.hidden,
+        "min_bytes": shown.min_bytes,
+        "flows": [flow_doc(r) for r in shown.reports],
     }
 
 

@@ -1,6 +1,5 @@
-"""Per-flow views of the packets table for series, events and graphs: one pass over the
-capture gives the analysis columns and the SACK side table; sequence numbers become
-relative to each direction's first sequence number and are unwrapped past 4 GiB.
+"""One flow's packets as the time-sequence graph draws them: sequence numbers relative to
+the data direction's first one (Wireshark's relative numbers) and unwrapped past 4 GiB.
 """
 
 from __future__ import annotations
@@ -11,49 +10,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from tcpdiag import _native
-
 if TYPE_CHECKING:
     from tcpdiag.analysis import Analysis
 
 _WRAP = 1 << 32
 _HALF = 1 << 31
-
-
-def _load(a: "Analysis") -> None:
-    """Reads the packets table and the SACK blocks in one pass (the cached `packets`
-    property is filled too, so it does not read the capture again)."""
-    from tcpdiag.api import analysis_frame, join_chunks
-
-    chunks = _native.PacketChunks(a.path, 1_000_000, True, a.vantage)
-    parts, sacks = [], []
-    for c in chunks:
-        parts.append(analysis_frame(c) if "packets" not in a.__dict__ else None)
-        rows = np.asarray(c.get("sack_row", np.empty(0, np.uint32)), dtype=np.int64)
-        sacks.append(pd.DataFrame({
-            "frame": np.asarray(c["frame"], dtype=np.int64)[rows],
-            "stream": np.asarray(c["stream"], dtype=np.int64)[rows],
-            "left_raw": np.asarray(c.get("sack_left", np.empty(0, np.uint32))),
-            "right_raw": np.asarray(c.get("sack_right", np.empty(0, np.uint32))),
-        }))
-    if "packets" not in a.__dict__:
-        a.__dict__["packets"] = join_chunks([p for p in parts if p is not None], analysis_frame(None))
-    sack = pd.concat(sacks, ignore_index=True) if sacks else pd.DataFrame(
-        {"frame": np.empty(0, np.int64), "stream": np.empty(0, np.int64), "left_raw": np.empty(0, np.uint32), "right_raw": np.empty(0, np.uint32)})
-    a.__dict__["_report_sack"] = sack
-
-
-def sack_table(a: "Analysis") -> pd.DataFrame:
-    """SACK blocks of every ACK: frame, left_raw, right_raw (first block first)."""
-    if "_report_sack" not in a.__dict__:
-        _load(a)
-    return a.__dict__["_report_sack"]
-
-
-def packets(a: "Analysis") -> pd.DataFrame:
-    if "_report_sack" not in a.__dict__:
-        _load(a)
-    return a.packets
 
 
 def unwrap(raw: np.ndarray, base: int) -> np.ndarray:
@@ -79,13 +40,14 @@ class FlowPackets:
     acks: pd.DataFrame       # rows from the receiver, with `ack` (relative)
     sack: pd.DataFrame       # SACK blocks of those ACKs: frame, t, left, right, dsack
     base: int                # the data direction's first raw sequence number
+    events: pd.DataFrame     # the engine's packet events of the flow: frame, kind, message
 
 
 def flow_packets(a: "Analysis", stream: int, rows: pd.DataFrame | None = None,
                  sack: pd.DataFrame | None = None) -> FlowPackets:
     """One flow's packets; `rows`/`sack` are that flow's slices when the caller has them."""
     if rows is None:
-        df = packets(a)
+        df = a.packets
         rows = df[df["stream"] == stream]
     v = a.verdicts[stream]
     dd = v.data_dir
@@ -103,7 +65,7 @@ def flow_packets(a: "Analysis", stream: int, rows: pd.DataFrame | None = None,
     acked = rev[(rev["flags"].to_numpy() & 16) != 0]
     acks = acked.assign(ack=unwrap(acked["ack_raw"].to_numpy(), base))
     if sack is None:
-        sack = sack_table(a)
+        sack = a.sacks
         sack = sack[sack["stream"] == stream]
     s = sack[sack["frame"].isin(acks["frame"])]
     ack_at = acks.set_index("frame")
@@ -119,4 +81,6 @@ def flow_packets(a: "Analysis", stream: int, rows: pd.DataFrame | None = None,
     dsack = first & ack_at["dsack"].reindex(s["frame"]).to_numpy(dtype=bool)
     sack = pd.DataFrame({"frame": s["frame"].to_numpy(), "t": ack_at["t"].reindex(s["frame"]).to_numpy(),
                          "left": left, "right": right, "dsack": dsack})
-    return FlowPackets(stream, dd, t0, rows, data, acks, sack, base)
+    ev = a.events
+    ev = ev[(ev["stream"].to_numpy() == stream) & (ev["scope"] == "packet").to_numpy()][["frame", "kind", "message"]]
+    return FlowPackets(stream, dd, t0, rows, data, acks, sack, base, ev)

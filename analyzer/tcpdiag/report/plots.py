@@ -96,16 +96,14 @@ def sequence(fp: FlowPackets, title: str = "") -> "go.Figure":
         xs, ys = ds.segments(r["t"].to_numpy(), r["seq"].to_numpy(), r["end"].to_numpy())
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#d62728", width=2), hoverinfo="skip",
                                  legendgroup="retx", showlegend=False))
-        text = ("retransmission (" + r["retrans"].astype(str) + ") of frame " + r["retrans_of"].astype(str)).to_numpy()
-        fig.add_trace(_markers(go, r["t"], r["seq"], r["frame"], "retransmissions", "x", "#d62728", text))
+        fig.add_trace(_markers(go, r["t"], r["seq"], r["frame"], "retransmissions", "x", "#d62728",
+                               _messages(fp, "retransmission", r["frame"])))
         fig.data[-1].legendgroup = "retx"
-    spurious = fp.rows[fp.rows["spurious_of"].to_numpy() > 0]
+    spurious = fp.events[(fp.events["kind"] == "spurious_retransmission").to_numpy()]
     if len(spurious):
-        rx = d.set_index("frame").reindex(spurious["spurious_of"].to_numpy())
-        text = ("proved spurious by " + spurious["spurious_by"].astype(str).str.upper().to_numpy()
-                + " in frame " + spurious["frame"].astype(str).to_numpy())
+        rx = d.set_index("frame").reindex(spurious["frame"].to_numpy())
         fig.add_trace(_markers(go, rx["t"], rx["seq"], rx.index, "spurious retransmissions", "diamond-open",
-                               "#ff7f0e", text, size=12))
+                               "#ff7f0e", spurious["message"].to_numpy(), size=12))
     dsack = s[s["dsack"].to_numpy()]
     if len(dsack):
         xs, ys = ds.segments(dsack["t"].to_numpy(), dsack["left"].to_numpy(), dsack["right"].to_numpy())
@@ -125,6 +123,12 @@ def sequence(fp: FlowPackets, title: str = "") -> "go.Figure":
         if len(ev):
             fig.add_trace(_markers(go, ev["t"], y_of(ev), ev["frame"], name, symbol, colour))
     return _layout(fig, title or f"flow {fp.stream}: time-sequence", "relative sequence number (bytes)")
+
+
+def _messages(fp: FlowPackets, kind: str, frames: pd.Series) -> np.ndarray:
+    """The engine's words for each frame's event of `kind` (hover text)."""
+    ev = fp.events[(fp.events["kind"] == kind).to_numpy()].drop_duplicates("frame").set_index("frame")["message"]
+    return ev.reindex(frames.to_numpy()).fillna("").to_numpy()
 
 
 def _y_of(fp: FlowPackets):

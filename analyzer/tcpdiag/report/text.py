@@ -6,10 +6,14 @@ as Wireshark display filters so they can be pasted straight into the filter bar.
 
 from __future__ import annotations
 
-from typing import IO
+import io
+from typing import IO, TYPE_CHECKING
 
-from tcpdiag.report import units
-from tcpdiag.report.model import STATE_WORDS, FlowReport
+from tcpdiag.report import model
+from tcpdiag.report.model import FlowReport, Shown
+
+if TYPE_CHECKING:
+    from tcpdiag.analysis import Analysis
 
 _SEVERITY_COLOUR = {"error": "red", "warn": "yellow", "note": "cyan", "chat": "green"}
 _ANSI = {"red": 31, "green": 32, "yellow": 33, "cyan": 36}
@@ -46,24 +50,18 @@ def frame_filter(frames: list[int]) -> str:
     return "frame.number in {" + " ".join(map(str, shown)) + "}"
 
 
-def shares_line(r: FlowReport) -> str:
-    parts = [f"{STATE_WORDS.get(k, k)} {v:.0%}" for k, v in r.busy_states()]
-    return ", ".join(parts) if parts else "no busy time measured"
-
-
 def flow_block(r: FlowReport, s: Style) -> list[str]:
-    p, f = r.primary, r.facts
+    p, row = r.primary, r.row
     head = f"#{r.rank}  flow {r.stream}  {r.sender} → {r.receiver}"
-    vantage = f"captured at the {r.vantage}" if r.vantage in ("sender", "receiver") else f"vantage {r.vantage}"
-    rtt = f"RTT min {units.ms(f.get('min_rtt_ms'))} / avg {units.ms(f.get('mean_rtt_ms'))}"
+    vantage = f"captured at the {row['vantage']}" if row["vantage"] in ("sender", "receiver") \
+        else f"vantage {row['vantage']}"
     lines = [
         s.bold(head) + s.dim(f"   ({vantage}; tcp.stream == {r.stream})"),
-        f"  {units.size(r.data_bytes)} in {units.seconds(r.duration_s)} = {units.rate(r.goodput_bps)} goodput; "
-        f"{rtt}; {f.get('retrans', 0)} retransmissions",
+        f"  {row['transfer_line']}",
         "  " + s.severity(p.id.replace("_", " ").upper(), p.severity) + "  " + p.message,
-        f"  time:      {shares_line(r)}",
+        f"  time:      {row['time_line']}",
     ]
-    for i, text in enumerate(r.ceiling.lines):
+    for i, text in enumerate(row["ceiling_lines"]):
         lines.append(("  ceiling:   " if i == 0 else "             ") + text)
     if p.remedy:
         lines.append(f"  remedy:    {p.remedy}")
@@ -75,20 +73,25 @@ def flow_block(r: FlowReport, s: Style) -> list[str]:
     return lines
 
 
-def render(reports: list[FlowReport], out: IO[str], *, capture: str, colour: bool = False,
-           stats: dict | None = None) -> None:
+def render(shown: Shown, out: IO[str], *, capture: str, colour: bool = False, stats: dict | None = None) -> None:
     """Writes the report of the shown flows; a closing line counts the hidden ones."""
     s = Style(colour)
-    shown = [r for r in reports if r.hidden is None]
-    hidden = len(reports) - len(shown)
     if stats is not None:
-        out.write(s.bold(f"{capture}") + f": {len(reports)} TCP flows, {stats.get('tcp_segments', 0):,} segments"
+        out.write(s.bold(f"{capture}") + f": {shown.total} TCP flows, {stats.get('tcp_segments', 0):,} segments"
                   f" in {stats.get('frames', 0):,} frames\n\n")
-    for r in shown:
+    for r in shown.reports:
         out.write("\n".join(flow_block(r, s)) + "\n\n")
-    if not shown:
+    if not shown.reports:
         out.write("No flow to report.\n")
-    if hidden:
-        out.write(s.dim(f"{hidden} short flow{'s' if hidden != 1 else ''} hidden (less data than --min-bytes); "
-                        "--all shows them\n"))
+    if shown.hidden:
+        out.write(s.dim(f"{shown.hidden:,} short flow{'s' if shown.hidden != 1 else ''} hidden (less data than "
+                        f"--min-bytes {shown.min_bytes:,} B); --all shows them\n"))
 
+
+def report(analysis: "Analysis", flow: int | str | None = None) -> str:
+    """The terminal report as text: one flow, or every shown flow worst first."""
+    streams = None if flow is None else [analysis.stream_of(flow)]
+    shown = model.build(analysis, streams=streams)
+    out = io.StringIO()
+    render(shown, out, capture=analysis.file)
+    return out.getvalue()

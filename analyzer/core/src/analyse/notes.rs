@@ -21,6 +21,8 @@ pub enum RetransKind {
 }
 
 impl RetransKind {
+    pub const ALL: [RetransKind; 5] =
+        [RetransKind::None, RetransKind::Fast, RetransKind::Rto, RetransKind::Tlp, RetransKind::Other];
     pub fn name(self) -> &'static str {
         match self {
             RetransKind::None => "",
@@ -42,6 +44,25 @@ pub enum Evidence {
     Dsack = 1,
     /// An ACK echoing the original transmission's timestamp (Eifel, RFC 3522).
     Eifel = 2,
+}
+
+impl Evidence {
+    pub const ALL: [Evidence; 3] = [Evidence::None, Evidence::Dsack, Evidence::Eifel];
+    pub fn name(self) -> &'static str {
+        match self {
+            Evidence::None => "",
+            Evidence::Dsack => "dsack",
+            Evidence::Eifel => "eifel",
+        }
+    }
+    /// The evidence in a sentence.
+    pub fn words(self) -> &'static str {
+        match self {
+            Evidence::None => "",
+            Evidence::Dsack => "D-SACK",
+            Evidence::Eifel => "timestamp echo (Eifel)",
+        }
+    }
 }
 
 /// What limits the sender of a direction at a moment (the idea of Linux's tcp_info
@@ -93,6 +114,25 @@ impl LimitState {
             LimitState::Idle => "idle",
         }
     }
+
+    /// The state's name in a sentence.
+    pub fn words(self) -> &'static str {
+        match self {
+            LimitState::Unknown => "unknown",
+            LimitState::Rwnd => "receive window",
+            LimitState::ZeroWindow => "zero window",
+            LimitState::Recovery => "loss recovery",
+            LimitState::Cwnd => "congestion window",
+            LimitState::Sndbuf => "send buffer",
+            LimitState::App => "application",
+            LimitState::Idle => "idle (nothing to send)",
+        }
+    }
+
+    /// Counted in busy time (Linux's chrono "busy": data outstanding or waiting).
+    pub fn busy(self) -> bool {
+        !matches!(self, LimitState::Unknown | LimitState::Idle)
+    }
 }
 
 /// Confidence of a cwnd figure: the wire never shows cwnd.
@@ -105,6 +145,17 @@ pub enum CwndConfidence {
     Bound = 1,
     /// ACK-clocked sends stopping short of rwnd: flight equals cwnd.
     Estimate = 2,
+}
+
+impl CwndConfidence {
+    pub const ALL: [CwndConfidence; 3] = [CwndConfidence::None, CwndConfidence::Bound, CwndConfidence::Estimate];
+    pub fn name(self) -> &'static str {
+        match self {
+            CwndConfidence::None => "none",
+            CwndConfidence::Bound => "bound",
+            CwndConfidence::Estimate => "estimate",
+        }
+    }
 }
 
 /// Reordering extent of one late segment or filled hole.
@@ -136,9 +187,15 @@ pub struct PacketNotes {
     /// Frame that first carried the retransmitted bytes.
     pub retrans_of: u64,
     pub dsack: bool,
-    /// Retransmission frame this ACK proves spurious, and how.
+    /// The D-SACK's range relative to the sender's first sequence number (Wireshark's
+    /// relative numbers; raw when that direction's data was never seen).
+    pub dsack_edges: (u32, u32),
+    /// Retransmission frame this ACK proves spurious, and how; the frame that first
+    /// carried those bytes and when the retransmission was sent.
     pub spurious_of: u64,
     pub spurious_by: Evidence,
+    pub spurious_orig: u64,
+    pub spurious_ts: i64,
     pub reorder: Option<Reorder>,
     /// Sequence gap before this segment: bytes never seen at the capture point.
     pub lost_before: u32,

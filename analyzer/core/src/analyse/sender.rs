@@ -68,6 +68,8 @@ const RETRANS_MEMORY: usize = 4096;
 const RECENT_MEMORY: usize = 64;
 /// Bound on pending timestamp echoes and state snapshots (about one round trip's worth).
 const ECHO_MEMORY: usize = 1 << 16;
+/// ACK→data samples the robust minimum is taken over.
+const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 const AT_SENDER_NS: i64 = 1_000_000;
 
@@ -91,6 +93,9 @@ pub struct View {
 #[derive(Debug, Default)]
 pub struct Sender {
     pub started: bool,
+    /// The first sequence number seen (the SYN's when captured): Wireshark's base for
+    /// relative sequence numbers.
+    pub base: SeqNumber,
     pub una: SeqNumber,
     pub max: SeqNumber,
     /// Segment size: the largest payload seen, capped by the peer's MSS option when it
@@ -136,7 +141,8 @@ pub struct Sender {
     /// From the handshake when timestamps are off: ACK → data delay at the capture point.
     pub a2d_hint_ns: Option<i64>,
     /// The last ACK→data samples (ring) for a robust minimum.
-    a2d_recent: [Option<i64>; 32],
+    /// Allocated with the first sample: most flows of a scan never echo a timestamp.
+    a2d_recent: Option<Box<[i64; A2D_RECENT]>>,
     a2d_recent_min: Option<i64>,
     a2d_next: usize,
     sent_tsvals: VecDeque<(u32, i64)>,
@@ -254,6 +260,7 @@ impl Sender {
         }
         if !self.started {
             self.started = true;
+            self.base = seq;
             self.una = seq;
             self.max = seq;
         }
@@ -369,9 +376,11 @@ impl Sender {
             if !(0..=600_000_000_000).contains(&(ts - t)) {
                 return; // a clock jump, as RttEstimator::sample says
             }
-            self.a2d_recent[self.a2d_next] = Some(ts - t);
-            self.a2d_next = (self.a2d_next + 1) % self.a2d_recent.len();
-            self.a2d_recent_min = self.a2d_recent.iter().flatten().copied().min();
+            // A ring of the last samples; slots not yet filled hold i64::MAX.
+            let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
+            ring[self.a2d_next] = ts - t;
+            self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
+            self.a2d_recent_min = ring.iter().copied().min();
         }
     }
 
@@ -590,6 +599,11 @@ impl Sender {
         if let Some((l, r)) = dsack(ack, blocks) {
             // Reported whether or not this direction's data was captured.
             notes.dsack = true;
+            notes.dsack_edges = if self.started {
+                (l.distance_from(self.base) as u32, r.distance_from(self.base) as u32)
+            } else {
+                (l.0, r.0)
+            };
             self.dsacks += 1;
             self.prove(l, r, Evidence::Dsack, notes);
             sack_blocks = &blocks[1..];
@@ -707,6 +721,8 @@ impl Sender {
             if notes.spurious_of == 0 {
                 notes.spurious_of = rec.frame;
                 notes.spurious_by = how;
+                notes.spurious_orig = rec.orig_frame;
+                notes.spurious_ts = rec.ts_ns;
             }
             break;
         }

@@ -32,6 +32,17 @@ pub enum RwndBasis {
     Inferred = 2,
 }
 
+impl RwndBasis {
+    pub const ALL: [RwndBasis; 3] = [RwndBasis::Known, RwndBasis::NotNegotiated, RwndBasis::Inferred];
+    pub fn name(self) -> &'static str {
+        match self {
+            RwndBasis::Known => "known",
+            RwndBasis::NotNegotiated => "not_negotiated",
+            RwndBasis::Inferred => "inferred",
+        }
+    }
+}
+
 impl Scaling {
     /// From the two SYN options (`None` for a SYN not captured).
     pub fn from_syns(mine: Option<Option<u8>>, peer: Option<Option<u8>>) -> Scaling {

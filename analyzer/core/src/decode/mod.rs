@@ -242,6 +242,34 @@ pub enum StopReason {
     Encrypted,
 }
 
+impl std::fmt::Display for Layer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Layer::Link => "link-layer",
+            Layer::Network => "IP",
+            Layer::Tunnel => "tunnel",
+            Layer::Transport => "TCP",
+        })
+    }
+}
+
+impl StopReason {
+    /// Why decoding stopped at `layer`, in words: "TCP header cut by the snapshot length
+    /// (needs 20 bytes, 12 captured)".
+    pub fn describe(&self, layer: Layer) -> String {
+        match self {
+            StopReason::NotTcp => format!("not TCP (at the {layer} layer)"),
+            StopReason::UnknownLinkType(lt) => format!("link type {lt} not supported"),
+            StopReason::Truncated { needed, available } => {
+                format!("{layer} header cut by the snapshot length (needs {needed} bytes, {available} captured)")
+            }
+            StopReason::Malformed(what) => what.to_string(),
+            StopReason::Fragment => "IP fragment (not reassembled)".to_string(),
+            StopReason::Encrypted => format!("encrypted payload (at the {layer} layer)"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decoded {
     Tcp(TcpSegment),

@@ -13,24 +13,29 @@
 //!    code, names of coded values), the packet events (fields to add and expert infos
 //!    with their finished text), the facts known only later (a retransmission proven
 //!    spurious) and every flow's verdict with its finished texts.
+//!
+//! Every text is the engine's: findings render their own message and remedy
+//! (analyse/finding.rs), packet events are those of the events table
+//! ([`packet_events`]), the verdict's time, transfer and ceiling lines come from
+//! analyse/verdict.rs and analyse/ceiling.rs. Nothing here fills a template.
 //! 4. A last line giving the header's byte offset.
 //!
 //! Records stream out with the packets; events, late facts and verdicts wait for the end.
 
 use std::io::{self, Write};
 
-use super::csv::{basis_name, conf_name, evidence_name};
-use super::templates::{fill, templates};
+use super::events::packet_events;
+use crate::analyse::catalogue::FindingId;
 use crate::analyse::notes::{CwndConfidence, LimitState};
+use crate::analyse::verdict::FlowVerdict;
 use crate::analyse::window::RwndBasis;
-use crate::analyse::verdict::{Finding, FlowVerdict, Value};
 use crate::analyse::{NotesSink, PacketNotes};
 use crate::decode::TcpSegment;
 use crate::flow::{FlowSummary, Placement};
 use crate::ingest::Frame;
 
 /// Bumped when the layout changes; the plugin refuses other formats.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 /// The first line of every annotations file.
 pub const MAGIC: &str = "-- tcpdiag annotations for the Wireshark plugin (docs/wireshark.md); generated, do not edit\n";
 
@@ -67,8 +72,9 @@ pub struct Annotations<W: Write> {
     /// Entries of the header's `events` list, as Lua text.
     events: String,
     nevents: u64,
-    /// Retransmission frame → (frame of the ACK that proved it spurious, evidence).
-    proven: Vec<(u64, u64, u8)>,
+    /// Retransmission frame → (frame of the ACK that proved it spurious, the expert
+    /// info's text).
+    proven: Vec<(u64, u64, String)>,
     error: Option<io::Error>,
 }
 
@@ -125,8 +131,8 @@ impl<W: Write> Annotations<W> {
         s += "fields = {\n";
         for (name, code, _) in FIELDS {
             let names: Vec<&str> = match name {
-                "rwnd_basis" => [RwndBasis::Known, RwndBasis::NotNegotiated, RwndBasis::Inferred].map(basis_name).to_vec(),
-                "cwnd_conf" => [CwndConfidence::None, CwndConfidence::Bound, CwndConfidence::Estimate].map(conf_name).to_vec(),
+                "rwnd_basis" => RwndBasis::ALL.map(RwndBasis::name).to_vec(),
+                "cwnd_conf" => CwndConfidence::ALL.map(CwndConfidence::name).to_vec(),
                 "limit" => LimitState::ALL.iter().map(|l| l.name()).collect(),
                 "vantage" => VANTAGES.to_vec(),
                 _ => vec![],
@@ -141,18 +147,18 @@ impl<W: Write> Annotations<W> {
         s += "},\nevents = {\n";
         s += &std::mem::take(&mut self.events);
         s += "},\nlate = {\n";
+        // Every proof of a retransmission, in the order they came (the sort is stable).
         self.proven.sort_by_key(|p| p.0);
-        // The last proof of a frame wins.
-        for (i, &(orig, by, ev)) in self.proven.iter().enumerate() {
-            if self.proven.get(i + 1).is_none_or(|n| n.0 != orig) {
-                let text = event_text("spurious_retransmission", &[
-                    ("orig_frame", Value::Text(orig.to_string())),
-                    ("evidence", Value::Text(evidence_text(ev).into())),
-                    ("evidence_frame", Value::Text(by.to_string())),
-                ]);
-                s += &format!("[{orig}] = {{ 1, \"spurious_proven_in\", {by}, \"spurious_retransmission\", {} }},\n",
-                              lua_string(&text));
+        let id = FindingId::SpuriousRetransmission.name();
+        for proofs in self.proven.chunk_by(|a, b| a.0 == b.0) {
+            s += &format!("[{}] = {{ {}", proofs[0].0, proofs.len());
+            for (_, by, _) in proofs {
+                s += &format!(", \"spurious_proven_in\", {by}");
             }
+            for (_, _, text) in proofs {
+                s += &format!(", \"{id}\", {}", lua_string(text));
+            }
+            s += " },\n";
         }
         s += "},\nflows = {\n";
         for (f, v) in flows.iter().zip(verdicts) {
@@ -163,7 +169,7 @@ impl<W: Write> Annotations<W> {
 }
 
 impl<W: Write> NotesSink for Annotations<W> {
-    fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, n: &PacketNotes) {
+    fn packet(&mut self, frame: &Frame<'_>, _: &TcpSegment, place: Placement, n: &PacketNotes) {
         if self.error.is_some() || frame.number <= self.frames {
             return;
         }
@@ -178,10 +184,7 @@ impl<W: Write> NotesSink for Annotations<W> {
             let secs = frame.ts_ns.div_euclid(1_000_000_000) as f64 + frame.ts_ns.rem_euclid(1_000_000_000) as f64 / 1e9;
             self.first = Some((frame.number, secs, frame.origlen));
         }
-        if n.spurious_of != 0 {
-            self.proven.push((n.spurious_of, frame.number, n.spurious_by as u8));
-        }
-        let events = match packet_events(seg, n, frame.number) {
+        let events = match self.packet_entry(frame, n) {
             Some(text) => {
                 self.events += &text;
                 self.nevents += 1;
@@ -231,160 +234,101 @@ fn count(n: u64) -> i64 {
     i64::try_from(n).map_or(i64::MAX, |v| v.saturating_add(1))
 }
 
-/// The finished message and remedy of a flow finding (the same text the CLI, JSON and
-/// HTML show).
-pub fn finding_text(f: &Finding) -> (String, String) {
-    let (message, remedy) = templates().get(f.id).map_or(("", ""), |t| (t.0.as_str(), t.1.as_str()));
-    (fill(message, &f.values), fill(remedy, &f.values))
-}
-
-/// The finished text of a packet event's expert info.
-fn event_text(id: &str, values: &[(&str, Value)]) -> String {
-    fill(templates().get(id).map_or("", |t| t.0.as_str()), values)
-}
-
-fn evidence_text(by: u8) -> &'static str {
-    match by {
-        1 => "DSACK",
-        2 => "timestamp echo (Eifel)",
-        _ => "?",
-    }
-}
-
-/// A packet's events as an entry of the header's `events` list: the number of field pairs,
-/// the pairs (field name, value), then (expert id, finished text) pairs.
-fn packet_events(seg: &TcpSegment, n: &PacketNotes, number: u64) -> Option<String> {
-    let mut fields: Vec<(&str, String)> = Vec::new();
-    let mut experts: Vec<(&str, String)> = Vec::new();
-    let frame = |x: u64| Value::Text(x.to_string());
-    let int = |x: u64| Value::Int(x as i64);
-    if n.retrans as u8 != 0 {
-        let kind = n.retrans.name();
-        fields.push(("retrans", lua_string(kind)));
-        let mut v = vec![("kind", Value::Text(kind.into()))];
-        if n.retrans_of != 0 {
-            fields.push(("retrans_of", n.retrans_of.to_string()));
-            v.push(("orig_frame", frame(n.retrans_of)));
+impl<W: Write> Annotations<W> {
+    /// A packet's entry of the header's `events` list: the number of field pairs, the
+    /// pairs (field name, value as Lua), then (expert id, finished text) pairs. An event
+    /// that belongs to an earlier frame (a retransmission this ACK proves spurious) goes
+    /// to the `late` list.
+    fn packet_entry(&mut self, frame: &Frame<'_>, n: &PacketNotes) -> Option<String> {
+        let number = frame.number;
+        let mut experts: Vec<(&str, String)> = Vec::new();
+        packet_events(number, frame.ts_ns, n, |on, _, id, related, text| {
+            if on == number {
+                experts.push((id.name(), text));
+            } else {
+                self.proven.push((on, related, text));
+            }
+        });
+        let mut fields: Vec<(&str, String)> = Vec::new();
+        if n.retrans as u8 != 0 {
+            fields.push(("retrans", lua_string(n.retrans.name())));
+            if n.retrans_of != 0 {
+                fields.push(("retrans_of", n.retrans_of.to_string()));
+            }
         }
-        experts.push(("retransmission", event_text("retransmission", &v)));
-    }
-    if n.dsack {
-        fields.push(("dsack", "true".into()));
-        if let Some(&(l, r)) = seg.options.sack_blocks().first() {
-            fields.push(("dsack.left", l.to_string()));
-            fields.push(("dsack.right", r.to_string()));
-            let v = [("left", Value::Text(l.to_string())), ("right", Value::Text(r.to_string()))];
-            experts.push(("dsack", event_text("dsack", &v)));
+        if n.dsack {
+            fields.push(("dsack", "true".into()));
+            fields.push(("dsack.left", n.dsack_edges.0.to_string()));
+            fields.push(("dsack.right", n.dsack_edges.1.to_string()));
         }
-    }
-    if n.spurious_of != 0 {
-        fields.push(("spurious_of", n.spurious_of.to_string()));
-        fields.push(("spurious_by", lua_string(evidence_name(n.spurious_by))));
-        let v = [
-            ("orig_frame", frame(n.spurious_of)),
-            ("evidence", Value::Text(evidence_text(n.spurious_by as u8).into())),
-            ("evidence_frame", frame(number)),
-        ];
-        experts.push(("spurious_retransmission", event_text("spurious_retransmission", &v)));
-    }
-    if let Some(r) = n.reorder {
-        fields.push(("reorder_packets", r.packets.to_string()));
-        fields.push(("reorder_bytes", r.bytes.to_string()));
-        fields.push(("reorder_ns", r.late_ns.to_string()));
-        let v = [
-            ("extent_packets", int(r.packets.into())),
-            ("extent_bytes", int(r.bytes.into())),
-            ("extent_ms", Value::Num(r.late_ns as f64 / 1e6)),
-            ("rack_ms", Value::Num(n.rack_ns as f64 / 1e6)),
-        ];
-        experts.push(("reordering", event_text("reordering", &v)));
-    }
-    if n.lost_before != 0 {
-        fields.push(("lost_before", n.lost_before.to_string()));
-        experts.push(("lost_segment", event_text("lost_segment", &[("gap", int(n.lost_before.into()))])));
-    }
-    if n.dup_ack != 0 {
-        fields.push(("dup_ack", n.dup_ack.to_string()));
-        if n.dup_ack_of != 0 {
-            fields.push(("dup_ack_of", n.dup_ack_of.to_string()));
+        if n.spurious_of != 0 {
+            fields.push(("spurious_of", n.spurious_of.to_string()));
+            fields.push(("spurious_by", lua_string(n.spurious_by.name())));
         }
-        let v = [("count", int(n.dup_ack.into())), ("orig_frame", frame(n.dup_ack_of))];
-        experts.push(("duplicate_ack", event_text("duplicate_ack", &v)));
-    }
-    for (on, id) in [(n.zero_window, "zero_window"), (n.zero_window_probe, "zero_window_probe")] {
-        if on {
-            fields.push((id, "true".into()));
-            experts.push((id, event_text(id, &[])));
+        if let Some(r) = n.reorder {
+            fields.push(("reorder_packets", r.packets.to_string()));
+            fields.push(("reorder_bytes", r.bytes.to_string()));
+            fields.push(("reorder_ns", r.late_ns.to_string()));
         }
+        if n.lost_before != 0 {
+            fields.push(("lost_before", n.lost_before.to_string()));
+        }
+        if n.dup_ack != 0 {
+            fields.push(("dup_ack", n.dup_ack.to_string()));
+            if n.dup_ack_of != 0 {
+                fields.push(("dup_ack_of", n.dup_ack_of.to_string()));
+            }
+        }
+        for (on, name) in [
+            (n.zero_window, "zero_window"),
+            (n.zero_window_probe, "zero_window_probe"),
+            (n.window_full, "window_full"),
+            (n.keepalive, "keepalive"),
+            (n.duplicate, "duplicate"),
+        ] {
+            if on {
+                fields.push((name, "true".into()));
+            }
+        }
+        if fields.is_empty() && experts.is_empty() {
+            return None;
+        }
+        let mut s = format!("{{ {}", fields.len());
+        for (name, value) in &fields {
+            s += &format!(", \"{name}\", {value}");
+        }
+        for (id, text) in &experts {
+            s += &format!(", \"{id}\", {}", lua_string(text));
+        }
+        Some(s + " },\n")
     }
-    if n.window_full {
-        fields.push(("window_full", "true".into()));
-        let v = [("in_flight", int(n.unacked)), ("rwnd", int(n.rwnd))];
-        experts.push(("window_full", event_text("window_full", &v)));
-    }
-    if n.keepalive {
-        fields.push(("keepalive", "true".into()));
-    }
-    if n.duplicate {
-        fields.push(("duplicate", "true".into()));
-    }
-    if let Some((shift, flight)) = n.inferred_shift {
-        let v = [("shift", int(shift.into())), ("in_flight", int(flight))];
-        experts.push(("window_scale_inferred", event_text("window_scale_inferred", &v)));
-    }
-    if fields.is_empty() && experts.is_empty() {
-        return None;
-    }
-    let mut s = format!("{{ {}", fields.len());
-    for (name, value) in &fields {
-        s += &format!(", \"{name}\", {value}");
-    }
-    for (id, text) in &experts {
-        s += &format!(", \"{id}\", {}", lua_string(text));
-    }
-    Some(s + " },\n")
 }
 
 /// A flow's verdict as the plugin shows it: the primary finding's id, the capture point,
-/// the data direction, the frame that carries the details, the time shares, and each
-/// finding with its finished message, remedy and evidence frames.
+/// the data direction, the frame that carries the details, the engine's time, transfer and
+/// ceiling lines, and each finding with its message, remedy and evidence frames.
 fn flow_verdict(f: &FlowSummary, v: &FlowVerdict) -> String {
     let findings: Vec<String> = v
         .findings
         .iter()
         .map(|x| {
-            let (message, remedy) = finding_text(x);
             let frames: Vec<String> = x.frames.iter().filter(|&&f| f != 0).map(|f| f.to_string()).collect();
-            format!("{{ id = {}, message = {}, remedy = {}, frames = {{ {} }} }}", lua_string(x.id),
-                    lua_string(&message), lua_string(&remedy), frames.join(", "))
+            format!("{{ id = {}, message = {}, remedy = {}, frames = {{ {} }} }}", lua_string(x.id.name()),
+                    lua_string(&x.message()), lua_string(&x.remedy()), frames.join(", "))
         })
         .collect();
+    let ceiling: Vec<String> = v.ceiling.lines().iter().map(|l| lua_string(l)).collect();
     format!(
-        "{{ verdict = {}, vantage = {}, data_dir = {}, first_frame = {}, shares = {},\n  findings = {{\n  {} }} }}",
-        lua_string(v.findings.first().map_or("", |x| x.id)),
+        "{{ verdict = {}, vantage = {}, data_dir = {}, first_frame = {},\n  time = {}, transfer = {}, ceiling = {{ {} }},\n  findings = {{\n  {} }} }}",
+        lua_string(v.findings.first().map_or("", |x| x.id.name())),
         lua_string(v.vantage.name()),
         v.data_dir,
         f.first_frame,
-        lua_string(&shares_text(v)),
+        lua_string(&v.time_line()),
+        lua_string(&v.transfer_line()),
+        ceiling.join(", "),
         findings.join(",\n  ")
     )
-}
-
-/// Time per limit state while busy ("rwnd 75%, cwnd 20%"), then the idle time.
-fn shares_text(v: &FlowVerdict) -> String {
-    let busy = v.busy_ns.max(1) as f64;
-    let mut parts: Vec<String> = LimitState::ALL[1..7]
-        .iter()
-        .filter_map(|&st| {
-            let share = v.state_ns[st as usize] as f64 / busy;
-            (share >= 0.005).then(|| format!("{} {:.0}%", st.name(), 100.0 * share))
-        })
-        .collect();
-    let idle = v.state_ns[LimitState::Idle as usize];
-    if idle > 0 {
-        parts.push(format!("(idle {:.3} s)", idle as f64 / 1e9));
-    }
-    parts.join(", ")
 }
 
 /// A Lua number literal that reads back as the same double (finite values only).
@@ -429,18 +373,5 @@ mod tests {
             let n: usize = code[1..].parse().unwrap_or(1);
             assert_eq!(n, width, "{code}");
         }
-    }
-
-    #[test]
-    fn finding_text_fills_the_catalogue_message_and_remedy() {
-        let f = Finding {
-            id: "loss_limited",
-            share: 0.5,
-            frames: vec![3],
-            values: vec![("loss_pct", Value::Num(2.25)), ("recoveries", Value::Int(1200)), ("mathis", Value::Text("8 Mbit/s".into()))],
-        };
-        let (m, r) = finding_text(&f);
-        assert_eq!(m, "Loss limited: 2.2% of segments retransmitted in 1,200 recoveries; Mathis bound 8 Mbit/s at ? ms RTT");
-        assert!(r.contains("loss of 2.2% caps TCP"), "{r}");
     }
 }

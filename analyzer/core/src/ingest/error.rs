@@ -74,10 +74,10 @@ impl fmt::Display for IngestErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IngestErrorKind::Io(e) => write!(f, "cannot read: {e}"),
-            IngestErrorKind::Empty => write!(f, "empty file, not a capture"),
+            IngestErrorKind::Empty => write!(f, "empty input (no bytes), not a capture"),
             IngestErrorKind::NotACapture { magic } => write!(
                 f,
-                "not a pcap, pcapng, gzip or ETL capture (first bytes {:02x} {:02x} {:02x} {:02x})",
+                "not a pcap, pcapng, snoop, Peek, NetMon or ETL capture, plain or gzip/zstd/xz/bzip2-compressed (first bytes {:02x} {:02x} {:02x} {:02x})",
                 magic[0], magic[1], magic[2], magic[3]
             ),
             IngestErrorKind::Unsupported(what) => write!(f, "unsupported: {what}"),

@@ -18,9 +18,10 @@ struct Head {
     data: Vec<u8>,
 }
 
-/// The k-way merge of several captures by frame timestamp.
-pub struct MergedSource {
-    readers: Vec<CaptureReader>,
+/// The k-way merge of several captures by frame timestamp: capture readers, or any frame
+/// sources (an ETL trace among pcap pieces).
+pub struct MergedSource<R: FrameSource = CaptureReader> {
+    readers: Vec<R>,
     heads: Vec<Option<Head>>,
     /// Buffer of the frame last returned (swapped with a head, never reallocated per frame).
     current: Head,
@@ -32,8 +33,8 @@ pub struct MergedSource {
     done: bool,
 }
 
-impl MergedSource {
-    pub fn new(readers: Vec<CaptureReader>) -> MergedSource {
+impl<R: FrameSource> MergedSource<R> {
+    pub fn new(readers: Vec<R>) -> MergedSource<R> {
         let n = readers.len();
         MergedSource {
             readers,
@@ -76,7 +77,7 @@ impl MergedSource {
     }
 }
 
-impl FrameSource for MergedSource {
+impl<R: FrameSource> FrameSource for MergedSource<R> {
     fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
         if self.done {
             return Ok(None);
@@ -126,5 +127,15 @@ impl FrameSource for MergedSource {
 
     fn input_bytes_read(&self) -> u64 {
         self.readers.iter().map(|r| r.input_bytes_read()).sum()
+    }
+
+    /// The pieces' format when they share one, else "".
+    fn format_name(&self) -> &'static str {
+        let first = self.readers.first().map_or("", |r| r.format_name());
+        if self.readers.iter().all(|r| r.format_name() == first) {
+            first
+        } else {
+            ""
+        }
     }
 }

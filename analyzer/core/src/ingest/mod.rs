@@ -1,37 +1,45 @@
-//! ① ingest: capture files (pcap, pcapng, gzip-compressed, standard input) → frames.
+//! ① ingest: capture files → frames. The input is opened once ([`input::Input`]): a file,
+//! a pipe or standard input, decompressed (gzip, zstd, xz, bzip2, nested), and its format
+//! recognised from the bytes already read: pcap, pcapng, snoop, Peek classic, NetMon
+//! (ETL traces are read by the `tcpdiag-etl` crate from the same `Input`).
 //!
-//! `CaptureReader` sniffs the format from the first bytes and then reads one record per
-//! `next_frame` call into a reused buffer: memory stays bounded by the largest record.
+//! `CaptureReader` then reads one record per `next_frame` call into a reused buffer:
+//! memory stays bounded by the largest record (NetMon's frame table and a NetMon file
+//! read from a pipe are the exceptions, see `netmon.rs`).
 
 pub mod byte_order;
+pub mod compression;
 pub mod error;
 pub mod frame;
+pub mod input;
 pub mod interface;
 pub mod merge;
+pub mod netmon;
 pub mod pcap;
 pub mod pcapng;
+pub mod peek;
+pub mod random_access;
+pub mod read_ahead;
+pub mod snoop;
 pub mod source;
 pub mod writer;
+pub mod zstd_frames;
 
+pub use compression::Compression;
 pub use error::{IngestError, IngestErrorKind};
 pub use frame::{Frame, FrameOptions};
+pub use input::{Format, Input};
 pub use interface::{InterfaceInfo, TsResolution};
+pub use random_access::RandomAccess;
 pub use writer::{PcapWriter, PcapngWriter};
 
-use std::fs::File;
-use std::io::{Cursor, Read};
+use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use byte_order::ByteOrder;
-use source::{ByteSource, CountingReader};
-
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-/// Bytes looked at to recognise a format (snoop's magic is the longest).
-const SNIFF_LEN: usize = 8;
-const SNOOP_MAGIC: &[u8; 8] = b"snoop\0\0\0";
-const NETMON2_MAGIC: &[u8; 4] = b"GMBU";
+use source::ByteSource;
 
 /// The container, as found in the first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,21 +51,41 @@ pub enum FormatKind {
         modified: bool,
     },
     Pcapng,
+    Snoop,
+    PeekClassic,
+    NetMon,
+}
+
+impl FormatKind {
+    /// The format's name in tables and JSON: pcap, pcapng, snoop, peekclassic, netmon.
+    pub fn name(self) -> &'static str {
+        match self {
+            FormatKind::Pcap { .. } => "pcap",
+            FormatKind::Pcapng => "pcapng",
+            FormatKind::Snoop => "snoop",
+            FormatKind::PeekClassic => "peekclassic",
+            FormatKind::NetMon => "netmon",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CaptureFormat {
     pub kind: FormatKind,
-    /// The file was gzip-compressed.
+    /// The file was compressed (the outermost layer, when several).
     pub compressed: bool,
+    pub compression: Option<Compression>,
 }
 
 enum State {
     Pcap(pcap::PcapState),
     Pcapng(pcapng::PcapngState),
+    Snoop,
+    Peek(peek::PeekState),
+    NetMon(Box<netmon::NetmonState>),
 }
 
-/// Reads frames from a pcap or pcapng capture, gzip-compressed or not.
+/// Reads frames from a capture in any format and compression `Input` recognises.
 pub struct CaptureReader {
     src: ByteSource,
     state: State,
@@ -74,64 +102,81 @@ pub struct CaptureReader {
 impl CaptureReader {
     /// Opens a capture file; `-` is standard input.
     pub fn open(path: &Path) -> Result<CaptureReader, IngestError> {
-        if path.as_os_str() == "-" {
-            return CaptureReader::from_read(Box::new(std::io::stdin()));
-        }
-        let file = File::open(path).map_err(|e| IngestError::io(e, 0))?;
-        let raw_bytes = Arc::new(AtomicU64::new(0));
-        match ByteSource::mapped(&file, raw_bytes.clone()) {
-            Some(src) => CaptureReader::from_source(src, raw_bytes),
-            None => CaptureReader::from_read(Box::new(file)),
-        }
+        CaptureReader::from_input(Input::open(path)?)
     }
 
     /// Reads a capture from any byte stream.
     pub fn from_read(r: Box<dyn Read + Send>) -> Result<CaptureReader, IngestError> {
-        let raw_bytes = Arc::new(AtomicU64::new(0));
-        let src = ByteSource::new(Box::new(CountingReader::new(r, raw_bytes.clone())));
-        CaptureReader::from_source(src, raw_bytes)
+        CaptureReader::from_input(Input::from_read(r)?)
     }
 
-    /// `raw_bytes` counts what `src` consumed of the file, for progress.
-    fn from_source(mut src: ByteSource, raw_bytes: Arc<AtomicU64>) -> Result<CaptureReader, IngestError> {
-        let mut compressed = false;
-        let mut magic = sniff(&mut src)?;
-        if magic.starts_with(&GZIP_MAGIC) {
-            let (pending, inner) = src.into_parts();
-            let decoder = flate2::read::MultiGzDecoder::new(Cursor::new(pending).chain(inner));
-            src = ByteSource::new(Box::new(decoder));
-            src.set_lenient_eof(true);
-            compressed = true;
-            magic = sniff(&mut src)?;
+    /// The reader for an opened input; an error when its format is none of ours.
+    pub fn from_input(input: Input) -> Result<CaptureReader, IngestError> {
+        let format = input.format();
+        if format == Format::Unknown {
+            return Err(input.unknown_format());
         }
-        let head = [magic[0], magic[1], magic[2], magic[3]];
+        let compression = input.compression().first().copied();
+        if format == Format::NetMon {
+            let raw_bytes = input.raw_bytes();
+            let counted = (compression.is_none()).then(|| raw_bytes.clone());
+            let ra = input.into_random_access("a Network Monitor capture")?;
+            let (st, ifaces) = netmon::open(ra, counted)?;
+            return Ok(CaptureReader::with(
+                ByteSource::new(Box::new(std::io::empty())),
+                State::NetMon(Box::new(st)),
+                FormatKind::NetMon,
+                compression,
+                ifaces,
+                raw_bytes,
+            ));
+        }
+        let (mut src, _, _, raw_bytes) = input.into_parts();
         let mut interfaces = Vec::new();
-        let (state, kind) = if let Some(m) = pcap::detect(head) {
-            let (st, iface) = pcap::read_header(&mut src, m)?;
-            interfaces.push(iface);
-            let kind = FormatKind::Pcap {
-                nanos: m.nanos,
-                big_endian: m.order == ByteOrder::Big,
-                modified: m.modified,
-            };
-            (State::Pcap(st), kind)
-        } else if u32::from_le_bytes(head) == pcapng::section_header::BLOCK_TYPE {
-            let mut st = pcapng::PcapngState::new();
-            pcapng::advance(&mut st, &mut src, &mut interfaces)?;
-            (State::Pcapng(st), FormatKind::Pcapng)
-        } else {
-            return Err(unknown_format(&magic));
+        let (state, kind) = match format {
+            Format::Pcap(m) => {
+                let (st, iface) = pcap::read_header(&mut src, m)?;
+                interfaces.push(iface);
+                let kind = FormatKind::Pcap { nanos: m.nanos, big_endian: m.order == ByteOrder::Big, modified: m.modified };
+                (State::Pcap(st), kind)
+            }
+            Format::Pcapng => {
+                let mut st = pcapng::PcapngState::new();
+                pcapng::advance(&mut st, &mut src, &mut interfaces)?;
+                (State::Pcapng(st), FormatKind::Pcapng)
+            }
+            Format::Snoop => {
+                interfaces.push(snoop::read_header(&mut src)?);
+                (State::Snoop, FormatKind::Snoop)
+            }
+            Format::PeekClassic => {
+                let (st, iface) = peek::read_header(&mut src)?;
+                interfaces.push(iface);
+                (State::Peek(st), FormatKind::PeekClassic)
+            }
+            Format::NetMon | Format::Unknown => unreachable!("handled above"),
         };
-        Ok(CaptureReader {
+        Ok(CaptureReader::with(src, state, kind, compression, interfaces, raw_bytes))
+    }
+
+    fn with(
+        src: ByteSource,
+        state: State,
+        kind: FormatKind,
+        compression: Option<Compression>,
+        interfaces: Vec<InterfaceInfo>,
+        raw_bytes: Arc<AtomicU64>,
+    ) -> CaptureReader {
+        CaptureReader {
             src,
             state,
-            format: CaptureFormat { kind, compressed },
+            format: CaptureFormat { kind, compressed: compression.is_some(), compression },
             interfaces,
             options: FrameOptions::default(),
             frames: 0,
             done: false,
             raw_bytes,
-        })
+        }
     }
 
     /// The next frame, `Ok(None)` at the end. After an error, further calls return
@@ -140,23 +185,18 @@ impl CaptureReader {
         if self.done {
             return Ok(None);
         }
+        let whole = |ts_ns, origlen, data| pcapng::Packet { interface: 0, ts_ns, origlen, data, has_options: false };
         let result = match &mut self.state {
-            State::Pcap(st) => pcap::read_record(st, &mut self.src).map(|r| {
-                r.map(|r| pcapng::Packet {
-                    interface: 0,
-                    ts_ns: r.ts_ns,
-                    origlen: r.origlen,
-                    data: r.data,
-                    has_options: false,
-                })
-            }),
+            State::Pcap(st) => pcap::read_record(st, &mut self.src).map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
             State::Pcapng(st) => {
-                pcapng::read_packet(st, &mut self.src, &mut self.interfaces, &mut self.options)
+                let r = pcapng::read_packet(st, &mut self.src, &mut self.interfaces, &mut self.options);
+                self.frames += st.take_other_records();
+                r
             }
+            State::Snoop => snoop::read_record(&mut self.src).map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
+            State::Peek(st) => peek::read_record(st, &mut self.src).map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
+            State::NetMon(st) => netmon::read_frame(st, &mut self.interfaces),
         };
-        if let State::Pcapng(st) = &mut self.state {
-            self.frames += st.take_other_records();
-        }
         match result {
             Ok(Some(p)) => {
                 self.frames += 1;
@@ -209,64 +249,6 @@ impl CaptureReader {
     }
 }
 
-/// The first bytes of the stream; errors for an empty or too short one.
-fn sniff(src: &mut ByteSource) -> Result<Vec<u8>, IngestError> {
-    let have = src.fill(SNIFF_LEN).map_err(|e| IngestError::io(e, 0))?;
-    let head = src.peek(SNIFF_LEN).to_vec();
-    if have == 0 {
-        if src.cut_short() {
-            return Err(IngestError::truncated(4, 0, 0));
-        }
-        return Err(IngestError::new(IngestErrorKind::Empty, 0, 0));
-    }
-    if head.starts_with(&GZIP_MAGIC) {
-        return Ok(head);
-    }
-    if have < 4 {
-        // A cut-off magic is a truncated capture; anything else is not a capture at all.
-        let mut padded = [0u8; 4];
-        padded[..have].copy_from_slice(&head);
-        let prefix_of_known = [pcap::MAGIC_MICROS, pcap::MAGIC_NANOS, pcap::MAGIC_MODIFIED]
-            .iter()
-            .flat_map(|m| [m.to_le_bytes(), m.to_be_bytes()])
-            .chain([
-                pcapng::section_header::BLOCK_TYPE.to_le_bytes(),
-                [GZIP_MAGIC[0], GZIP_MAGIC[1], 0, 0],
-            ])
-            .any(|m| m.starts_with(&head));
-        if prefix_of_known {
-            return Err(IngestError::truncated(4, have, 0));
-        }
-        return Err(IngestError::new(
-            IngestErrorKind::NotACapture { magic: padded },
-            0,
-            0,
-        ));
-    }
-    Ok(head)
-}
-
-fn unknown_format(head: &[u8]) -> IngestError {
-    let what = if head.starts_with(SNOOP_MAGIC) {
-        Some("Sun snoop capture; convert it with `editcap -F pcapng`")
-    } else if head.starts_with(NETMON2_MAGIC) {
-        Some("Microsoft Network Monitor capture; convert it with `editcap -F pcapng`")
-    } else {
-        None
-    };
-    let kind = match what {
-        Some(w) => IngestErrorKind::Unsupported(w.to_string()),
-        None => {
-            let mut magic = [0u8; 4];
-            for (m, b) in magic.iter_mut().zip(head) {
-                *m = *b;
-            }
-            IngestErrorKind::NotACapture { magic }
-        }
-    };
-    IngestError::new(kind, 0, 0)
-}
-
 /// Anything that yields frames: capture files here, Windows ETL traces in `tcpdiag-etl`.
 /// The pipeline reads through this, so every input format shares one analysis.
 pub trait FrameSource: Send {
@@ -274,6 +256,10 @@ pub trait FrameSource: Send {
     fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError>;
     /// Raw input bytes consumed so far (for progress against the file size).
     fn input_bytes_read(&self) -> u64;
+    /// The capture format, as `FormatKind::name` says it ("" when not one file).
+    fn format_name(&self) -> &'static str {
+        ""
+    }
 }
 
 /// A boxed source is a source, so a reader chosen at run time goes wherever one is taken.
@@ -285,6 +271,9 @@ impl<T: FrameSource + ?Sized> FrameSource for Box<T> {
     fn input_bytes_read(&self) -> u64 {
         (**self).input_bytes_read()
     }
+    fn format_name(&self) -> &'static str {
+        (**self).format_name()
+    }
 }
 
 impl FrameSource for CaptureReader {
@@ -294,5 +283,8 @@ impl FrameSource for CaptureReader {
     }
     fn input_bytes_read(&self) -> u64 {
         CaptureReader::input_bytes_read(self)
+    }
+    fn format_name(&self) -> &'static str {
+        self.format.kind.name()
     }
 }

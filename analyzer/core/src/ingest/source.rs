@@ -83,8 +83,8 @@ impl ByteSource {
     }
 
     /// A regular file read through a memory map, or `None` when it cannot be mapped (not a
-    /// regular file, empty, gzip-compressed, or `TCPDIAG_NO_MMAP` set); `count` follows the
-    /// mapped bytes.
+    /// regular file, empty, or `TCPDIAG_NO_MMAP` set); `count` follows the mapped bytes.
+    /// The caller maps only files that are not compressed (`input.rs`).
     ///
     /// A file truncated by another process while it is mapped ends the process with SIGBUS
     /// (tshark reads with `read` and sees a short file): `TCPDIAG_NO_MMAP=1` reads that way.
@@ -93,7 +93,7 @@ impl ByteSource {
             return None;
         }
         let meta = file.metadata().ok()?;
-        if !meta.is_file() || meta.len() == 0 || is_gzip(file) {
+        if !meta.is_file() || meta.len() == 0 {
             return None;
         }
         let file = file.try_clone().ok()?;
@@ -259,16 +259,6 @@ fn zeroed(len: usize) -> Vec<u8> {
     vec![0; len]
 }
 
-/// The file starts with the gzip magic (then it is decompressed as a stream, not mapped).
-fn is_gzip(file: &File) -> bool {
-    let mut magic = [0u8; 2];
-    #[cfg(unix)]
-    let n = std::os::unix::fs::FileExt::read_at(file, &mut magic, 0).unwrap_or(0);
-    #[cfg(not(unix))]
-    let n = 0;
-    n == 2 && magic == super::GZIP_MAGIC
-}
-
 /// A reader whose first read fails with the error it holds (a seek that failed).
 struct FailingReader(Option<io::Error>);
 
@@ -398,16 +388,13 @@ mod tests {
     }
 
     #[test]
-    fn only_regular_nonempty_uncompressed_files_map() {
+    fn only_regular_nonempty_files_map() {
         let dir = std::env::temp_dir().join(format!("tcpdiag-nomap-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let count = Arc::new(AtomicU64::new(0));
         let empty = dir.join("empty");
         std::fs::write(&empty, b"").unwrap();
         assert!(ByteSource::mapped(&File::open(&empty).unwrap(), count.clone()).is_none());
-        let gz = dir.join("gz");
-        std::fs::write(&gz, [0x1f, 0x8b, 8, 0]).unwrap();
-        assert!(ByteSource::mapped(&File::open(&gz).unwrap(), count.clone()).is_none());
         assert!(ByteSource::mapped(&File::open(&dir).unwrap(), count).is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }

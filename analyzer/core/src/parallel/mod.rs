@@ -25,8 +25,8 @@ use std::thread::JoinHandle;
 
 use ahash::AHashMap;
 
-use crate::analyse::vantage::Vantage;
-use crate::analyse::verdict::{judge, FlowVerdict};
+use crate::analyse::verdict::{judge, FlowVerdict, JudgeOptions};
+use crate::analyse::{finalisable, Verdicts, CLOSE_GRACE_NS};
 use crate::analyse::FlowState;
 use crate::bpf::FrameFilter;
 use crate::decode::{self, Decoded, TcpSegment};
@@ -51,12 +51,13 @@ pub struct EngineOptions {
     pub idle_timeout_ns: Option<i64>,
     /// Finalise a closed flow (RST, or FIN in both directions) after this much idle time.
     pub close_grace_ns: i64,
-    pub vantage: Option<Vantage>,
+    /// Vantage override and target rate, for every verdict.
+    pub judge: JudgeOptions,
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions { jobs: 1, idle_timeout_ns: Some(300 * SEC), close_grace_ns: SEC, vantage: None }
+        EngineOptions { jobs: 1, idle_timeout_ns: None, close_grace_ns: CLOSE_GRACE_NS, judge: JudgeOptions::default() }
     }
 }
 
@@ -100,7 +101,7 @@ impl Batch {
 struct Worker {
     /// Boxed: a map slot holds a pointer, not the 3.5 KB state (hash tables over-allocate).
     states: AHashMap<u32, Box<FlowState>>,
-    vantage: Option<Vantage>,
+    judge: JudgeOptions,
 }
 
 impl Worker {
@@ -113,7 +114,7 @@ impl Worker {
 
     fn finish(&mut self, sum: &FlowSummary, out: &mut impl FnMut(u32, FlowVerdict)) {
         let st = self.states.remove(&sum.stream).unwrap_or_default();
-        out(sum.stream, judge(&st, sum, self.vantage));
+        out(sum.stream, judge(&st, sum, self.judge));
     }
 
     /// A batch, read in place (moving messages out would cost more than the analysis of
@@ -143,10 +144,10 @@ enum Lanes {
 
 impl Lanes {
     /// `threads` analysis threads beside the reading thread; 0 = analyse inline.
-    fn new(threads: usize, vantage: Option<Vantage>) -> Lanes {
+    fn new(threads: usize, judge: JudgeOptions) -> Lanes {
         let jobs = threads;
         if jobs == 0 {
-            return Lanes::Inline { worker: Worker { states: AHashMap::new(), vantage }, done: Vec::new() };
+            return Lanes::Inline { worker: Worker { states: AHashMap::new(), judge }, done: Vec::new() };
         }
         let (rtx, results) = channel::<(u32, FlowVerdict)>();
         let (spare_tx, spare) = channel::<Batch>();
@@ -159,7 +160,7 @@ impl Lanes {
             let h = std::thread::Builder::new()
                 .name(format!("tcpdiag-analyse-{i}"))
                 .spawn(move || {
-                    let mut w = Worker { states: AHashMap::new(), vantage };
+                    let mut w = Worker { states: AHashMap::new(), judge };
                     let mut send = |s: u32, v: FlowVerdict| {
                         let _ = rtx.send((s, v));
                     };
@@ -302,7 +303,7 @@ impl Engine {
             j if j < PIPELINE_FROM_JOBS => j - 1,
             j => j,
         };
-        let lanes = Lanes::new(threads, opts.vantage);
+        let lanes = Lanes::new(threads, opts.judge);
         Engine {
             opts,
             table: FlowTable::new(),
@@ -359,20 +360,18 @@ impl Engine {
         (shortest / 4).max(SEC / 10)
     }
 
-    /// Finalises flows idle past their timeout.
+    /// Finalises flows that closed, or were idle past the timeout.
     fn sweep(&mut self) {
         self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval()));
-        let Some(timeout) = self.opts.idle_timeout_ns else { return };
-        let grace = self.opts.close_grace_ns;
+        let (grace, timeout) = (self.opts.close_grace_ns, self.opts.idle_timeout_ns);
         let now = self.now_ns;
         let flows = self.table.flows();
         let d = &mut self.dispatch;
-        let mut keep = Vec::with_capacity(d.active.len());
+        let open = d.active.len();
+        let mut keep = Vec::with_capacity(open);
         for &f in &d.active {
             let s = &flows[f as usize];
-            let idle = now.saturating_sub(s.last_ts_ns);
-            let closed = s.sides.iter().any(|x| x.rst_seen) || s.sides.iter().all(|x| x.fin_seen);
-            if idle >= timeout || (closed && idle >= grace) {
+            if finalisable(s, now, open, grace, timeout) {
                 d.life[f as usize] = FINALISED;
                 d.stats.evicted += 1;
                 d.lanes.finish_flow(Box::new(s.clone()));
@@ -404,8 +403,8 @@ impl Engine {
         let Lanes::Inline { worker, .. } = &self.dispatch.lanes else { return None };
         let sum = self.table.flows().get(stream as usize)?;
         match worker.states.get(&stream) {
-            Some(st) => Some(judge(st, sum, self.opts.vantage)),
-            None => self.verdicts.by_stream.get(stream as usize).cloned().flatten(),
+            Some(st) => Some(judge(st, sum, self.opts.judge)),
+            None => self.verdicts.get(stream).cloned(),
         }
     }
 
@@ -427,46 +426,10 @@ impl Engine {
         self.dispatch.lanes.finish(&mut |s, v| verdicts.keep_largest(s, v));
         self.stats.input_bytes = input_bytes;
         let flows = self.table.into_flows();
-        let empty = FlowState::default();
-        let mut by_stream = std::mem::take(&mut self.verdicts.by_stream);
-        by_stream.resize_with(flows.len(), || None);
-        for (f, v) in flows.iter().zip(by_stream.iter_mut()) {
-            if v.is_none() {
-                *v = Some(judge(&empty, f, self.opts.vantage));
-            }
-        }
-        // Same size as `FlowVerdict` (niche): collected in place, no second copy.
-        let verdicts: Vec<FlowVerdict> = by_stream.into_iter().map(|v| v.unwrap()).collect();
         let mut episodes: Vec<(u32, u32)> = self.verdicts.episodes.drain().collect();
+        let verdicts = std::mem::take(&mut self.verdicts).into_vec(&flows, self.opts.judge);
         episodes.sort_unstable();
         Outcome { scan: Scan { flows, stats: self.stats, error }, verdicts, episodes, engine: self.dispatch.stats }
-    }
-}
-
-/// Verdicts by stream. A flow judged more than once (it resumed after eviction) keeps
-/// the verdict of the episode that carried the most data.
-#[derive(Default)]
-struct Verdicts {
-    by_stream: Vec<Option<FlowVerdict>>,
-    /// Streams judged more than once, with the number of episodes.
-    episodes: AHashMap<u32, u32>,
-}
-
-impl Verdicts {
-    fn keep_largest(&mut self, stream: u32, v: FlowVerdict) {
-        let i = stream as usize;
-        if i >= self.by_stream.len() {
-            self.by_stream.resize_with(i + 1, || None);
-        }
-        match &mut self.by_stream[i] {
-            slot @ None => *slot = Some(v),
-            Some(old) => {
-                *self.episodes.entry(stream).or_insert(1) += 1;
-                if v.data_bytes > old.data_bytes {
-                    *old = v;
-                }
-            }
-        }
     }
 }
 
@@ -498,7 +461,9 @@ pub fn run_on<S: FrameSource>(source: &mut S, opts: EngineOptions, filter: Optio
             Err(e) => break Some(e),
         }
     };
-    engine.finish(source.input_bytes_read(), error)
+    let mut outcome = engine.finish(source.input_bytes_read(), error);
+    outcome.scan.stats.format = source.format_name();
+    outcome
 }
 
 /// From this many jobs, decoding runs on threads of its own ([`run_pipelined`]).
@@ -627,5 +592,7 @@ pub fn run_pipelined<S: FrameSource>(source: &mut S, opts: EngineOptions, filter
             std::panic::resume_unwind(p);
         }
     }
-    engine.finish(source.input_bytes_read(), error)
+    let mut outcome = engine.finish(source.input_bytes_read(), error);
+    outcome.scan.stats.format = source.format_name();
+    outcome
 }

@@ -1,5 +1,5 @@
 // The ingest fuzz target's body, `include!`d by `fuzz/fuzz_targets/ingest.rs` (libFuzzer)
-// and by `ingest_fuzz_replay.rs` (stable CI), so the two cannot drift: any bytes through
+// and by `fuzz_replay.rs` (stable CI), so the two cannot drift: any bytes through
 // `CaptureReader::from_read`, every frame read. The reader must never panic, hang or
 // allocate beyond its caps.
 fn read_everything(data: &[u8]) {

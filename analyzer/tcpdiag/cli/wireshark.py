@@ -17,18 +17,17 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import click
 
+from tcpdiag.cli.boundary import boundary, fail, finish, opened
+from tcpdiag.errors import EXIT
+
+if TYPE_CHECKING:
+    from tcpdiag import tables
+
 PLUGIN_NAME = "tcpdiag.lua"
-EXIT_INPUT = 3      # docs/exit-codes.md
-EXIT_DAMAGED = 5
-EXIT_OUTPUT = 6
-EXIT_MISSING_PROGRAM = 7
-
-
-def _fail(msg: str, code: int) -> None:
-    click.echo(f"tcpdiag: error: {msg}", err=True)
-    sys.exit(code)
 
 
 def plugin_path() -> Path:
@@ -36,7 +35,7 @@ def plugin_path() -> Path:
     packaged = Path(str(resources.files("tcpdiag") / "wireshark" / PLUGIN_NAME))
     if packaged.is_file():
         return packaged
-    checkout = Path(__file__).resolve().parents[2] / "wireshark-plugin" / PLUGIN_NAME
+    checkout = Path(__file__).resolve().parents[3] / "wireshark-plugin" / PLUGIN_NAME
     return checkout if checkout.is_file() else packaged
 
 
@@ -95,6 +94,7 @@ def wireshark() -> None:
 
 
 @wireshark.command("path")
+@boundary
 def path_cmd() -> None:
     """Print where the plugin file is (for `wireshark -X lua_script:PATH`).
 
@@ -140,6 +140,7 @@ def root_skips_plugins() -> str | None:
 @wireshark.command("install")
 @click.option("--dir", "target", type=click.Path(file_okay=False), default=None,
               help="Plugins folder (default: Wireshark's personal Lua plugins folder).")
+@boundary
 def install_cmd(target: str | None) -> None:
     """Copy the plugin to Wireshark's personal plugins folder; Wireshark loads it at start.
     Run as root, it warns when that Wireshark skips personal plugins for root (4.4 and later).
@@ -150,14 +151,14 @@ def install_cmd(target: str | None) -> None:
     """
     src = plugin_path()
     if not src.is_file():
-        _fail(f"the plugin is missing from this installation ({src}); reinstall tcpdiag", EXIT_INPUT)
+        fail(f"the plugin is missing from this installation ({src}); reinstall tcpdiag", "input")
     folder = Path(target) if target else personal_plugins_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         dst = folder / PLUGIN_NAME
         shutil.copyfile(src, dst)
     except OSError as e:
-        _fail(f"{folder}: cannot install the plugin there: {e.strerror or e}", EXIT_OUTPUT)
+        fail(f"{folder}: cannot install the plugin there: {e.strerror or e}", "output")
     click.echo(f"installed {dst}")
     click.echo("restart Wireshark (or Analyze → Reload Lua Plugins) to load it")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -166,17 +167,17 @@ def install_cmd(target: str | None) -> None:
             click.echo(f"tcpdiag: warning: {why}", err=True)
 
 
-def write_annotations(capture: str, output: str) -> None:
+def write_annotations(capture: str, output: str) -> "tables.ScanResult":
     """The engine's results for `capture`, as the plugin reads them, into `output`; a
-    capture that cannot be read ends the command as `tcpdiag packets` would."""
+    capture that cannot be read at all stops the command as `tcpdiag packets` would (a
+    damaged one is annotated up to the damage: `finish` reports it)."""
     from tcpdiag import tables
-    from tcpdiag.cli import finish, opened
 
     res = opened(tables.write_annotations(capture, output))
     write_error = res.extra.get("write_error")
     if write_error:
-        _fail(f"{output}: {write_error}", EXIT_OUTPUT)
-    finish(res)
+        fail(f"{output}: {write_error}", "output")
+    return res
 
 
 def annotations_cache(capture: str) -> Path:
@@ -196,6 +197,7 @@ def preference(path: Path) -> str:
 @click.argument("capture", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Annotations file (default: CAPTURE.tcpdiag.lua beside the capture).")
+@boundary
 def annotate_cmd(capture: str, output: str | None) -> None:
     """Write the engine's per-packet notes and flow verdicts for CAPTURE into the file the
     plugin shows (docs/wireshark.md, "Annotations"). Name it with the plugin's
@@ -207,16 +209,16 @@ def annotate_cmd(capture: str, output: str | None) -> None:
 
         tshark -r big.pcapng -X lua_script:$(tcpdiag wireshark path) -X lua_script1:annotations=big.pcapng.tcpdiag.lua -Y 'tcpdiag.limit == "rwnd"'
     """
-    from tcpdiag.cli import boundary
-
     out = output or f"{capture}.tcpdiag.lua"
-    boundary(write_annotations)(capture, out)
+    res = write_annotations(capture, out)
     click.echo(f"wrote {out}; use it with: -o {preference(Path(out).resolve())}", err=True)
+    finish(res)
 
 
 @wireshark.command("open")
 @click.argument("capture", type=click.Path(dir_okay=False))
 @click.option("--wireshark", "exe", default="wireshark", show_default=True, help="Wireshark executable.")
+@boundary
 def open_cmd(capture: str, exe: str) -> None:
     """Open CAPTURE in Wireshark with the plugin loaded (no install needed) and the
     engine's results for it (annotations, written once and cached per capture).
@@ -227,26 +229,25 @@ def open_cmd(capture: str, exe: str) -> None:
     """
     program = shutil.which(exe)
     if program is None:
-        _fail(f"{exe}: Wireshark is not installed or not on PATH (e.g. apt-get install wireshark); "
-              f"or load the plugin yourself: wireshark -X lua_script:{plugin_path()} {capture}", EXIT_MISSING_PROGRAM)
+        fail(f"{exe}: Wireshark is not installed or not on PATH (e.g. apt-get install wireshark); "
+             f"or load the plugin yourself: wireshark -X lua_script:{plugin_path()} {capture}", "missing_program")
     if not Path(capture).is_file():
-        _fail(f"{capture}: no such file", EXIT_INPUT)
-    from tcpdiag.cli import boundary
-
+        fail(f"{capture}: no such file", "input")
     cached = annotations_cache(capture)
     if not cached.is_file():
         try:
             cached.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            _fail(f"{cached.parent}: cannot keep annotations there: {e.strerror or e}", EXIT_OUTPUT)
+            fail(f"{cached.parent}: cannot keep annotations there: {e.strerror or e}", "output")
         partial = cached.with_suffix(".part")
-        try:
-            boundary(write_annotations)(capture, str(partial))
-        except SystemExit as e:
-            if e.code != EXIT_DAMAGED:
-                raise
-            # Damaged: the frames before the damage are annotated; Wireshark shows those too.
+        res = write_annotations(capture, str(partial))
         os.replace(partial, cached)
+        try:
+            finish(res)
+        except SystemExit as e:
+            # Damaged: the frames before the damage are annotated; Wireshark shows those.
+            if e.code != EXIT["damaged"]:
+                raise
     args = [program, "-X", f"lua_script:{plugin_path()}", "-o", preference(cached), "-r", capture]
     if sys.platform == "win32":
         sys.exit(subprocess.call(args))

@@ -16,25 +16,32 @@ from typing import Iterator
 
 import click
 
-from tcpdiag.cli import boundary, finish, opened
-from tcpdiag.cli_scale import fleet_options, is_fleet, run_fleet
+from tcpdiag import units
+from tcpdiag.cli.boundary import boundary, finish, opened
+from tcpdiag.cli.fleet import fleet_options, is_fleet, run_fleet
 from tcpdiag.errors import CaptureWarning
-from tcpdiag.report import model, units
 
 VANTAGES = ["auto", "sender", "receiver", "middle"]
 
 
 @contextmanager
-def _readable_twice(capture: str) -> Iterator[str]:
-    """Standard input spooled to a temporary file: graphs and tables read the capture a
-    second time."""
-    if capture != "-":
+def _readable_twice(capture: str, twice: bool) -> Iterator[str]:
+    """A path the capture can be read from as often as needed. Graphs and tables (`twice`)
+    read it a second time: standard input, a FIFO or a `<(...)` pipe, which can be read
+    only once, are then spooled to a temporary file (opened once, copied once)."""
+    from tcpdiag.tables import rereadable
+
+    if not twice or rereadable(capture):
         yield capture
         return
-    fd, tmp = tempfile.mkstemp(prefix="tcpdiag-stdin-", suffix=".cap")
+    fd, tmp = tempfile.mkstemp(prefix="tcpdiag-input-", suffix=".cap")
     try:
         with os.fdopen(fd, "wb") as f:
-            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            if capture == "-":
+                shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            else:
+                with open(capture, "rb") as src:
+                    shutil.copyfileobj(src, f, 1 << 20)
         yield tmp
     finally:
         os.unlink(tmp)
@@ -66,9 +73,9 @@ def _parsed(fn, value: str | None, param: str):
               help="Where the capture was taken; auto infers it per flow.")
 @click.option("--json", "as_json", is_flag=True, help="Write the JSON document (docs/json-schema.md) to stdout.")
 @click.option("--csv", "csv_dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write packets, flows, events and series tables as CSV files into DIR.")
+              help="Write the flows, findings, packets, events and series tables as CSV files into DIR.")
 @click.option("--parquet", "parquet_dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write the same four tables as Parquet files into DIR.")
+              help="Write the same five tables as Parquet files into DIR.")
 @click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write a self-contained HTML report with graphs (needs the 'report' extra: plotly).")
 @click.option("-q", "--quiet", is_flag=True, help="No report on stdout (with --html/--csv/--parquet); errors still shown.")
@@ -96,11 +103,11 @@ def analyze(captures: tuple[str, ...], flow_spec: str | None, show_all: bool, mi
     scale = {"jobs": jobs, "filter": bpf, "idle_timeout": idle_timeout if idle_timeout > 0 else None}
     if is_fleet(captures, merge, cluster):
         run_fleet(captures, merge=merge, cluster=cluster, vantage=vantage, csv_dir=csv_dir,
-                  parquet_dir=parquet_dir, top=top, **scale)
+                  parquet_dir=parquet_dir, top=top, target_rate=target_rate, **scale)
         return
     capture = captures[0]
     # The default single-threaded path needs no scale arguments at all.
-    scale = {k: v for k, v in scale.items() if v not in (None, 1)} if (jobs > 1 or bpf or idle_timeout != 300.0) else {}
+    scale = {k: v for k, v in scale.items() if v not in (None, 1)}
     target_bps = _parsed(units.parse_rate, target_rate, "--target-rate")
     min_b = _parsed(units.parse_size, min_bytes, "--min-bytes")
     if html_file:
@@ -109,14 +116,17 @@ def analyze(captures: tuple[str, ...], flow_spec: str | None, show_all: bool, mi
         except ImportError:
             raise click.UsageError("--html needs plotly: pip install 'tcpdiag[report]'") from None
     from tcpdiag.analysis import Analysis
+    from tcpdiag.report import model
     from tcpdiag.report.progress import Progress
+    from tcpdiag.selection import select_streams
 
-    with _readable_twice(capture) as path:
+    with _readable_twice(capture, twice=bool(csv_dir or parquet_dir or html_file)) as path:
         with warnings.catch_warnings(), Progress(path, "analysing", enabled=None if not quiet else False):
             # Damage is reported once by finish(), after the results for the readable part.
             warnings.simplefilter("ignore", CaptureWarning)
             try:
-                a = Analysis(path, vantage=None if vantage == "auto" else vantage, errors="warn", **scale)
+                a = Analysis(path, vantage=None if vantage == "auto" else vantage, target_rate=target_bps,
+                             errors="warn", **scale)
             except ValueError as e:
                 if not bpf or "filter" not in str(e):
                     raise
@@ -124,32 +134,30 @@ def analyze(captures: tuple[str, ...], flow_spec: str | None, show_all: bool, mi
         res = opened(a.scan)
         streams = None
         if flow_spec is not None:
-            streams = _parsed(lambda s: model.select_streams(a.scan.flows, s), flow_spec, "--flow")
-        reports = model.build(a, target_bps=target_bps, min_bytes=min_b, show_all=show_all, streams=streams)
+            streams = _parsed(lambda s: select_streams(a.flow_table, s), flow_spec, "--flow")
+        shown = model.build(a, min_bytes=min_b, show_all=show_all, streams=streams)
         name = "-" if capture == "-" else capture
         if as_json:
             from tcpdiag.report import jsondoc
 
-            doc = jsondoc.document(reports, capture=name, stats=a.stats, error=res.error, vantage=vantage,
+            doc = jsondoc.document(shown, capture=name, stats=a.stats, error=res.error, vantage=vantage,
                                    target_bps=target_bps)
             jsondoc.write(doc, sys.stdout)
         elif not quiet:
             from tcpdiag.report import text
 
-            text.render(reports, sys.stdout, capture=name, colour=_colour(), stats=a.stats)
-        if csv_dir or parquet_dir or html_file:
-            with Progress(path, "reading packets", enabled=None if not quiet else False):
-                from tcpdiag.report.packets import packets
-
-                packets(a)
+            text.render(shown, sys.stdout, capture=name, colour=_colour(), stats=a.stats)
+        if csv_dir or parquet_dir:
             from tcpdiag.report import export
 
-            for fmt, directory in (("csv", csv_dir), ("parquet", parquet_dir)):
-                if directory:
-                    export.write(a, directory, fmt, streams)
-            if html_file:
-                from tcpdiag.report import html
+            with Progress(path, "writing tables", enabled=None if not quiet else False):
+                for fmt, directory in (("csv", csv_dir), ("parquet", parquet_dir)):
+                    if directory:
+                        export.write(a, directory, fmt, streams)
+        if html_file:
+            from tcpdiag.report import html
 
-                html.write(a, reports, html_file, title=name)
+            with Progress(path, "reading packets", enabled=None if not quiet else False):
+                html.write(a, html_file, shown=shown, title=name)
         sys.stdout.flush()
         finish(res)

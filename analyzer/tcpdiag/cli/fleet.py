@@ -11,17 +11,8 @@ from typing import Any
 
 import click
 
-from tcpdiag.cli import _fail, boundary
-
-#: click's exit code for a usage error.
-EXIT_USAGE = 2
-
-
-def _gbps(x: Any) -> str:
-    try:
-        return f"{float(x) / 1e6:,.1f} Mbit/s"
-    except (TypeError, ValueError):
-        return "-"
+from tcpdiag.cli.boundary import boundary, fail
+from tcpdiag.units import fmt
 
 
 def fleet_options(fn):
@@ -35,9 +26,10 @@ def fleet_options(fn):
                      help="Dask scheduler: one task per capture on its workers (needs tcpdiag[cluster])."),
         click.option("--filter", "bpf", metavar="EXPR",
                      help="tcpdump filter (pcap-filter(7)); frame numbers stay those of the unfiltered file."),
-        click.option("--idle-timeout", type=float, default=300.0, show_default=True, metavar="SECONDS",
-                     help="Judge a flow and free its state after this much capture time without a packet "
-                          "(0 = never); with -j 1 on one capture only when given, else every flow is kept whole."),
+        click.option("--idle-timeout", type=float, default=0.0, show_default=True, metavar="SECONDS",
+                     help="Judge a flow that carried data and free its state after this much capture time without "
+                          "a packet: bounds memory on long captures of many idle flows (0 = never: every flow is "
+                          "judged whole; flows that never carried data are judged once closed)."),
         click.option("--top", type=int, default=20, show_default=True,
                      help="Flows shown in a fleet summary (0 = all)."),
     ]
@@ -60,14 +52,14 @@ def run_fleet(captures: tuple[str, ...], *, merge: bool, cluster: str | None, va
     from tcpdiag.fleet import analyze_fleet
 
     if merge and cluster:
-        _fail("--merge reads the pieces as one capture on this machine; drop --cluster", EXIT_USAGE)
+        fail("--merge reads the pieces as one capture on this machine; drop --cluster", "usage")
     try:
         fleet = analyze_fleet(captures, merge=merge, cluster=cluster, vantage=None if vantage == "auto" else vantage,
                               errors="warn", **scale)
     except ValueError as e:
         if "filter" not in str(e):
             raise
-        _fail(str(e), EXIT_USAGE)
+        fail(str(e), "usage")
     df = fleet.flows
     for fmt, directory in (("csv", csv_dir), ("parquet", parquet_dir)):
         if directory:
@@ -90,13 +82,13 @@ def _print_summary(fleet, top: int) -> None:
     shown = df if top == 0 else df.head(top)
     for r in shown.itertuples(index=False):
         click.echo(f"  {r.capture}  stream {r.stream}  {r.a_addr}:{r.a_port} -> {r.b_addr}:{r.b_port}  "
-                   f"{r.verdict}  lost {r.limited_s:.1f} s  {_gbps(r.goodput_bps)}")
-        click.echo(f"      {r.verdict_message}")
+                   f"{r.verdict}  lost {fmt('seconds', r.limited_s)}  {fmt('rate', r.goodput_bps)}")
+        click.echo(f"      {r.message}")
     hosts = fleet.hosts
     if len(hosts):
         click.echo("by server and verdict:")
         for h in hosts.head(top or len(hosts)).itertuples(index=False):
-            click.echo(f"  {h.b_addr}  {h.verdict}  {h.flows} flow(s)  lost {h.limited_s:.1f} s")
+            click.echo(f"  {h.b_addr}  {h.verdict}  {h.flows} flow(s)  lost {fmt('seconds', h.limited_s)}")
 
 
 @click.command("live")
@@ -117,35 +109,26 @@ def live_command(iface: str, bpf: str | None, refresh: float, duration: float | 
 
         tcpdiag live -i eth0 --filter 'tcp port 443' --duration 60
     """
-    from tcpdiag.analysis import FlowVerdict
     from tcpdiag.live import LiveRun
 
     try:
         run = LiveRun(iface, filter=bpf, vantage=None if vantage == "auto" else vantage,
                       idle_timeout=idle_timeout if idle_timeout > 0 else None)
     except ValueError as e:
-        _fail(str(e), EXIT_USAGE)
-    interrupted = False
+        fail(str(e), "usage")
     try:
         for snap in run.snapshots(refresh=refresh, duration=duration):
-            rows = [r for r in snap.rows() if r["verdict"] != "not_limited" or r["packets"] > 20]
-            click.echo(f"[{snap.elapsed_s:6.1f} s] {len(snap.flows['stream'])} active flow(s), "
-                       f"{snap.stats['frames']} frames")
+            rows = [r for r in snap.rows() if r["verdict"] != "not_limited" or r["packets_ab"] + r["packets_ba"] > 20]
+            click.echo(f"[{snap.elapsed_s:6.1f} s] {snap.flows.num_rows} active flow(s), {snap.stats['frames']} frames")
             for r in rows:
-                click.echo(f"  stream {r['stream']}  {r['a']} -> {r['b']}  {r['verdict']}  {_gbps(r['goodput_bps'])}")
+                click.echo(f"  stream {r['stream']}  {r['a_addr']}:{r['a_port']} -> {r['b_addr']}:{r['b_port']}  "
+                           f"{r['verdict']}  {fmt('rate', r['goodput_bps'])}")
     except KeyboardInterrupt:
-        interrupted = True
+        pass  # Ctrl-C is how a live run normally ends: the final report below is the result.
     final = run.finish()
-    verdicts = [FlowVerdict.from_native(v) for v in final["verdicts"]]
-    f = final["flows"]
-    click.echo(f"final: {len(verdicts)} flow(s)")
-    for i, v in enumerate(verdicts):
-        click.echo(f"  stream {v.stream}  {f['a_addr'][i]}:{f['a_port'][i]} -> {f['b_addr'][i]}:{f['b_port'][i]}  "
-                   f"{v.primary.id}: {v.primary.message}")
-    # Ctrl-C is how a live run normally ends: the final report above is the result.
-    del interrupted
+    click.echo(f"final: {final.flows.num_rows} flow(s)")
+    for r in final.flows.select(["stream", "a_addr", "a_port", "b_addr", "b_port", "verdict", "message"]).to_pylist():
+        click.echo(f"  stream {r['stream']}  {r['a_addr']}:{r['a_port']} -> {r['b_addr']}:{r['b_port']}  "
+                   f"{r['verdict']}: {r['message']}")
 
 
-def register(main: click.Group) -> None:
-    """Adds `tcpdiag live` (`analyze` lives in cli_analyze and uses `fleet_options`)."""
-    main.add_command(live_command)

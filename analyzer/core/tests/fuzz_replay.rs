@@ -1,12 +1,14 @@
-//! The fuzz target's body (`fuzz/fuzz_targets/ingest.rs`) without libFuzzer: replays the
-//! seeds, any saved crash artifacts, and a fixed-seed stream of mutations of the seeds, so
-//! that stable-toolchain CI exercises the same property: no input panics or hangs.
-//! `TCPDIAG_FUZZ_ITERS` raises the mutation count (default 20000).
+//! Every fuzz target's body without libFuzzer (`fuzz/fuzz_targets/{ingest,decode,analyse}.rs`
+//! include the same files): replays every committed seed and crash reproducer
+//! (`fuzz/seeds/<target>/`, `fuzz/artifacts/<target>/`) and a fixed-seed stream of
+//! mutations of the seeds, so that stable-toolchain CI keeps the properties: no input
+//! panics, hangs or breaks an invariant. `TCPDIAG_FUZZ_ITERS` raises the mutation count.
 
 use std::path::{Path, PathBuf};
 
-// The fuzz target's own loop: `read_everything(data)`.
 include!("common/fuzz_ingest.rs");
+include!("common/fuzz_decode.rs");
+include!("common/fuzz_analyse.rs");
 
 fn files_in(dir: &Path) -> Vec<Vec<u8>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -99,32 +101,42 @@ fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
     d
 }
 
-#[test]
-fn fuzz_seeds_and_artifacts_replay_without_panic() {
+/// Mutation count: `TCPDIAG_FUZZ_ITERS`, else `default`.
+fn iterations(default: usize) -> usize {
+    std::env::var("TCPDIAG_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Seeds and saved artifacts of `target` through `body`, then `iters` mutations of the seeds.
+fn replay(target: &str, body: fn(&[u8]), iters: usize) {
     let dir = fuzz_dir();
-    let seeds = files_in(&dir.join("seeds/ingest"));
-    assert!(!seeds.is_empty(), "no seeds in {}", dir.display());
-    for input in seeds.iter().chain(&files_in(&dir.join("artifacts/ingest"))) {
-        read_everything(input);
+    let seeds = files_in(&dir.join("seeds").join(target));
+    assert!(!seeds.is_empty(), "no seeds in {}/seeds/{target}", dir.display());
+    for input in seeds.iter().chain(&files_in(&dir.join("artifacts").join(target))) {
+        body(input);
+    }
+    let mut rng = Rng(0x7cd1_a9f0_0dd5_eed5 ^ target.len() as u64);
+    for i in 0..iters {
+        let seed = &seeds[i % seeds.len()];
+        let input = mutate(&mut rng, seed);
+        if std::panic::catch_unwind(|| body(&input)).is_err() {
+            let path = std::env::temp_dir().join(format!("tcpdiag-fuzz-{target}-crash-{i}"));
+            let _ = std::fs::write(&path, &input);
+            panic!("{target}: mutation {i} panicked; input saved to {}", path.display());
+        }
     }
 }
 
 #[test]
-fn fuzz_mutations_of_seeds_never_panic() {
-    let seeds = files_in(&fuzz_dir().join("seeds/ingest"));
-    let iters: usize = std::env::var("TCPDIAG_FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20_000);
-    let mut rng = Rng(0x7cd1_a9f0_0dd5_eed5);
-    for i in 0..iters {
-        let seed = &seeds[i % seeds.len()];
-        let input = mutate(&mut rng, seed);
-        let outcome = std::panic::catch_unwind(|| read_everything(&input));
-        if outcome.is_err() {
-            let path = std::env::temp_dir().join(format!("tcpdiag-fuzz-crash-{i}"));
-            let _ = std::fs::write(&path, &input);
-            panic!("mutation {i} panicked; input saved to {}", path.display());
-        }
-    }
+fn ingest_seeds_artifacts_and_mutations_never_panic() {
+    replay("ingest", read_everything, iterations(20_000));
+}
+
+#[test]
+fn decode_seeds_artifacts_and_mutations_never_panic() {
+    replay("decode", decode_everything, iterations(20_000));
+}
+
+#[test]
+fn analyse_seeds_artifacts_and_mutations_keep_the_invariants() {
+    replay("analyse", analyse_everything, iterations(5_000));
 }

@@ -10,6 +10,7 @@ import sys
 import click
 
 from tcpdiag import etl
+from tcpdiag.cli.boundary import boundary
 from tcpdiag.errors import CaptureDamagedError
 
 
@@ -49,8 +50,6 @@ def convert(trace: str, output: str | None, compat: str | None, etl_component: s
 
         tcpdiag convert PktMon.etl -o PktMon.pcapng --etl-component all
     """
-    from tcpdiag.cli import boundary
-
     if compat and etl_component.lower() not in ("auto", "all"):
         raise click.UsageError("--compat etl2pcapng writes every copy; it takes no --etl-component")
     out = output or os.path.splitext(trace)[0] + ".pcapng"

@@ -1,0 +1,1 @@
+"""The `tcpdiag` command line (entry point: `tcpdiag.cli.main:main`)."""
