@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs (Debian packages, Python test deps, the newer
-# Wireshark chroots) and runs the whole suite: Rust unit/integration tests, then pytest.
+# Wireshark chroots) and runs the whole suite: Rust unit/integration tests, the fuzz smoke
+# run, then pytest.
 source "$(dirname "$0")/env.sh"
 apt_install tshark tcpdump tcptrace lua5.2 lua5.3 lua5.4 libpcap-dev iproute2 time chromium fonts-liberation \
     zstd xz-utils bzip2

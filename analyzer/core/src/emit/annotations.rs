@@ -13,14 +13,13 @@
 //!    code, names of coded values), the packet events (fields to add and expert infos
 //!    with their finished text), the facts known only later (a retransmission proven
 //!    spurious) and every flow's verdict with its finished texts.
+//! 4. A last line giving the header's byte offset.
 //!
+//! Records stream out with the packets; events, late facts and verdicts wait for the end.
 //! Every text is the engine's: findings render their own message and remedy
 //! (analyse/finding.rs), packet events are those of the events table
 //! ([`packet_events`]), the verdict's time, transfer and ceiling lines come from
 //! analyse/verdict.rs and analyse/ceiling.rs. Nothing here fills a template.
-//! 4. A last line giving the header's byte offset.
-//!
-//! Records stream out with the packets; events, late facts and verdicts wait for the end.
 
 use std::io::{self, Write};
 
