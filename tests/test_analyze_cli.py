@@ -38,7 +38,7 @@ def test_analyze_text_names_the_verdict_and_its_frames(name):
 
 def test_small_rcvbuf_states_the_window_arithmetic_and_the_buffer_a_target_needs():
     out = run_tcpdiag("analyze", sample("small_rcvbuf"), "--target-rate", "1G").stdout.decode()
-    assert "rwnd 80,480 B ÷ 41 ms RTT = 15.7 Mbit/s ceiling" in out
+    assert "rwnd 80,480 B ÷ 41.1 ms RTT = 15.6 Mbit/s ceiling" in out
     # 1 Gbit/s × 40.3 ms min RTT ≈ 5.03 MB of window
     assert "for 1 Gbit/s this path needs ≥ 5,03" in out
 

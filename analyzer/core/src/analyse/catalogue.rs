@@ -194,7 +194,7 @@ pub static ENTRIES: [Entry; 21] = [
         group: "sequence",
         severity: Severity::Note,
         flow: true,
-        message: "Application limited {share} of the time: the sender was idle with {flight} in flight and room in both windows",
+        message: "Application limited {share} of the time: the sender had nothing more to send while both windows had room for more than the {flight} it kept in flight",
         remedy: "The sending application does not keep the socket full: write larger chunks, pipeline requests, or check what it waits on",
     },
     Entry {

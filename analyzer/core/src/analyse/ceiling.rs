@@ -54,7 +54,14 @@ pub struct Ceiling {
     pub needed_bytes: Option<u64>,
     /// Bytes in flight, compared with the BDP when the path limits.
     pub flight: Option<u64>,
+    /// The RTT measured here is longer than the window allows at the rate observed (a
+    /// host that was slow to answer the handshake, a clock step): no ceiling is stated.
+    pub rtt_contradicted: bool,
 }
+
+/// Observed rates may exceed a ceiling by this much before the RTT behind it is doubted:
+/// the rate and the RTT are measured over different spans of the transfer.
+const RATE_NOISE: f64 = 1.10;
 
 fn need(rate_bps: f64, rtt_ms: f64) -> u64 {
     (rate_bps / 8.0 * rtt_ms / 1e3).round() as u64
@@ -77,6 +84,9 @@ impl Ceiling {
         target_bps: Option<f64>,
     ) -> Ceiling {
         let window = window.filter(|&w| w > 0 && limit != Limit::Path);
+        // A window carries at most window ÷ min RTT: a faster observed rate disproves the RTT.
+        let rtt_contradicted = matches!((window, rtt), (Some(w), Some(r)) if window_rate(w, r.min_rtt_ms) * RATE_NOISE < observed_bps);
+        let rtt = rtt.filter(|_| !rtt_contradicted);
         let base = rtt.map(|r| r.min_rtt_ms);
         Ceiling {
             limit,
@@ -88,12 +98,20 @@ impl Ceiling {
             target_bps,
             needed_bytes: base.zip(target_bps).map(|(b, t)| need(t, b)),
             flight: flight.filter(|_| limit == Limit::Path),
+            rtt_contradicted,
         }
     }
 
     /// The arithmetic in words, one step a line.
     pub fn lines(&self) -> Vec<String> {
         let Some(r) = self.rtt else {
+            if self.rtt_contradicted {
+                return vec![format!(
+                    "{} carried {}, more than the round trip measured here allows: no ceiling arithmetic",
+                    units::bytes(self.window_bytes.unwrap_or(0)),
+                    units::rate(self.observed_bps)
+                )];
+            }
             return vec!["no end-to-end RTT measured from this capture: no ceiling arithmetic".into()];
         };
         let mut lines = Vec::new();

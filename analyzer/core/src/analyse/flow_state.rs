@@ -141,6 +141,8 @@ impl FlowState {
                 let (w, b) = self.scaling[r].unwrap().rwnd(raw, false);
                 self.rwnd_for[d] = Some(w);
                 self.rwnd_basis[d] = Some(b);
+                // The sender's own idea of its window, and what limits it, follow.
+                self.senders[d].note_rwnd(w, ts);
             }
         }
 

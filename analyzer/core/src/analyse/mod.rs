@@ -18,6 +18,9 @@ pub mod vantage;
 pub mod verdict;
 pub mod window;
 
+#[cfg(test)]
+mod tests;
+
 pub use flow_state::FlowState;
 pub use notes::{CwndConfidence, Evidence, LimitState, PacketNotes, Reorder, RetransKind};
 

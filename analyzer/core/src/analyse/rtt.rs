@@ -17,7 +17,8 @@ impl RttEstimator {
     pub fn sample(&mut self, rtt_ns: i64) {
         // Beyond ten minutes a "round trip" is a clock jump, not a measurement.
         const MAX_RTT_NS: i64 = 600_000_000_000;
-        if !(0..=MAX_RTT_NS).contains(&rtt_ns) {
+        // A round trip of 0 is the capture clock's resolution, not a measurement.
+        if !(1..=MAX_RTT_NS).contains(&rtt_ns) {
             return;
         }
         self.samples += 1;

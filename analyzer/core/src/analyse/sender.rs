@@ -113,6 +113,9 @@ pub struct Sender {
     /// When the receiver first reported data above SND.UNA (a hole opened).
     hole_since: Option<i64>,
     pub rtt: RttEstimator,
+    /// The samples known to span the whole path: taken once the capture point's
+    /// ACK→data delay was known (from the handshake or timestamp echoes) and added in.
+    pub e2e: RttEstimator,
     pub last_send_ns: i64,
     pub last_ack_ns: i64,
     max_tsval: Option<u32>,
@@ -406,7 +409,9 @@ impl Sender {
         self.a2d_hint_ns = Some(hint);
         if let Some(part) = self.pending_syn_rtt.take() {
             let lag = self.a2d_ns();
-            self.rtt.sample(part + if lag >= AT_SENDER_NS { lag } else { 0 });
+            let r = part + if lag >= AT_SENDER_NS { lag } else { 0 };
+            self.rtt.sample(r);
+            self.e2e.sample(r);
         }
     }
 
@@ -425,6 +430,11 @@ impl Sender {
     }
 
     fn snapshot(&mut self, ts: i64) {
+        // Before this direction sent anything there is no SND.UNA to remember (a window
+        // advertised in the peer's SYN comes first): a view then falls back to now.
+        if !self.started {
+            return;
+        }
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
         // Views look back one ACK→data delay: keep twice that (and a millisecond).
         let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
@@ -695,6 +705,9 @@ impl Sender {
             let lag = self.a2d_ns();
             let r = r + if lag >= AT_SENDER_NS { lag } else { 0 };
             self.rtt.sample(r);
+            if self.a2d.samples > 0 || self.a2d_hint_ns.is_some() {
+                self.e2e.sample(r);
+            }
             notes.rtt_ns = Some(r);
         }
         if self.in_recovery {

@@ -74,6 +74,13 @@ impl HandshakeTimes {
         Some(out)
     }
 
+    /// The handshake's round trip (SYN → SYN/ACK → ACK), wherever the capture point is: at
+    /// the client it is SYN→SYN/ACK, at the server SYN/ACK→ACK, in the middle both parts.
+    pub fn rtt_ns(&self) -> Option<i64> {
+        let (Some((_, syn)), Some(_), Some(ack)) = (self.syn, self.synack, self.ack) else { return None };
+        Some(ack - syn).filter(|&r| r > 0)
+    }
+
     /// Vantage relative to the sender of direction `data_dir`.
     pub fn vantage(&self, data_dir: usize) -> Vantage {
         let (Some((client, syn)), Some(synack), Some(ack)) = (self.syn, self.synack, self.ack) else {

@@ -9,6 +9,7 @@ use super::flow_state::FlowState;
 use super::notes::LimitState;
 use super::units;
 use super::vantage::Vantage;
+use super::rtt::RttEstimator;
 use super::window::RwndBasis;
 use crate::flow::FlowSummary;
 
@@ -45,8 +46,8 @@ pub struct FlowVerdict {
     pub lost_before_bytes: u64,
     /// Findings, the primary first.
     pub findings: Vec<Finding>,
-    /// The arithmetic behind the primary finding.
-    pub ceiling: Ceiling,
+    /// The arithmetic behind the primary finding (none for a flow too small to judge).
+    pub ceiling: Option<Ceiling>,
     /// Seconds from the flow's first to its last packet.
     pub duration_s: f64,
 }
@@ -128,11 +129,26 @@ fn reorder_extent_ns(s: &super::sender::Sender) -> i64 {
     s.max_reorder.late_ns.max(proven).max(0)
 }
 
-/// The RTT ceilings and BDPs are computed with, and where it came from.
-fn path_rtt(s: &super::sender::Sender) -> Option<PathRtt> {
-    let rtt = s.rtt.srtt_ns.or(s.rtt.mean_ns())?;
-    let min = s.rtt.min_ns.unwrap_or(rtt);
-    Some(PathRtt { rtt_ms: rtt as f64 / 1e6, min_rtt_ms: min as f64 / 1e6, source: "data → ACK at the capture point" })
+/// The end-to-end round trip of the data direction, and where it came from: the ACK clock
+/// with the capture point's ACK→data delay added (known from timestamp echoes or the
+/// handshake), the ACK clock alone at the sender, or the handshake. At a receiver or in the
+/// middle without any of these, the ACKs only time the capture point's side of the path: no
+/// end-to-end RTT, and no ceiling is claimed.
+fn path_rtt(fs: &FlowState, dd: usize, vantage: Vantage) -> Option<(PathRtt, Option<&RttEstimator>)> {
+    let s = &fs.senders[dd];
+    fn from<'a>(e: &'a RttEstimator, source: &'static str) -> Option<(PathRtt, Option<&'a RttEstimator>)> {
+        let p = PathRtt { rtt_ms: e.mean_ns()? as f64 / 1e6, min_rtt_ms: e.min_ns? as f64 / 1e6, source };
+        Some((p, Some(e)))
+    }
+    if s.e2e.samples > 0 {
+        let source = if s.a2d.samples > 0 { "ACKs and timestamp echoes" } else { "ACKs and the handshake" };
+        return from(&s.e2e, source);
+    }
+    if vantage == Vantage::SenderSide && s.rtt.samples > 0 {
+        return from(&s.rtt, "ACKs at the sender");
+    }
+    let h = fs.handshake.rtt_ns()? as f64 / 1e6;
+    Some((PathRtt { rtt_ms: h, min_rtt_ms: h, source: "the handshake" }, None))
 }
 
 fn ms(ns: i64) -> Value {
@@ -153,16 +169,19 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let end = s.last_ack_ns.max(s.last_send_ns);
     let secs = (end - start).max(1) as f64 / 1e9;
     let goodput = s.data_bytes as f64 * 8.0 / secs;
-    let path = path_rtt(s);
+    let chosen = path_rtt(fs, dd, vantage);
+    let path = chosen.map(|(p, _)| p);
     let rtt = path.map_or(Value::text("?"), |p| Value::Ms(p.rtt_ms));
+    // The flow's RTT figures are the path's, not the capture point's side of it.
+    let ns = |ms: f64| (ms * 1e6) as i64;
     let mut v = FlowVerdict {
         data_dir: dd,
         vantage,
         busy_ns: lim.busy_ns(),
         state_ns: lim.state_ns,
-        min_rtt_ns: s.rtt.min_ns,
-        srtt_ns: s.rtt.srtt_ns,
-        mean_rtt_ns: s.rtt.mean_ns(),
+        min_rtt_ns: path.map(|p| ns(p.min_rtt_ms)),
+        srtt_ns: chosen.and_then(|(_, e)| e?.srtt_ns),
+        mean_rtt_ns: path.map(|p| ns(p.rtt_ms)),
         mss: s.mss,
         data_bytes: s.data_bytes,
         goodput_bps: goodput,
@@ -178,17 +197,16 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         zero_windows: s.zero_windows,
         lost_before_bytes: s.lost_before_bytes,
         findings: Vec::new(),
-        ceiling: Ceiling::compute(Limit::Path, None, None, path, goodput, opts.target_bps),
+        ceiling: None,
         duration_s: summary.duration_ns() as f64 / 1e9,
     };
     let mss = s.mss.max(1) as u64;
     // In typical segments: TSO/GRO super-segments must not raise the bar.
-    if s.data_bytes < MIN_SEGMENTS * mss.min(1460) || path.is_none() {
+    if s.data_bytes < MIN_SEGMENTS * mss.min(1460) {
         let values = vec![("reason", Value::text("too little data to judge")), ("data", Value::Bytes(s.data_bytes))];
         v.findings.push(Finding::new(FindingId::NotLimited, 1.0, vec![summary.first_frame], values));
         return v;
     }
-    let rtt_s = path.map_or(0.0, |p| p.rtt_ms / 1e3);
     let mut f = Vec::new();
 
     // Receive window: zero windows, scaling absent, static buffer, or simply too small.
@@ -293,7 +311,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     }
     if genuine > 0 && s.data_segments > 0 {
         let p = genuine as f64 / s.data_segments as f64;
-        let mathis = (mss as f64 * 8.0 / rtt_s.max(1e-9)) * 1.22 / p.sqrt();
+        // Mathis et al.: MSS/RTT · 1.22/√p, the rate such loss allows (unknown without an RTT).
+        let mathis = path.map_or(Value::text("?"), |r| Value::Rate(mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p.sqrt()));
         if !overshoot_explains_losses && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
             f.push(Finding::new(
                 FindingId::LossLimited,
@@ -302,7 +321,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
                 vec![
                     ("loss", Value::Share(p)),
                     ("recoveries", Value::Int(s.recoveries.len() as i64)),
-                    ("mathis", Value::Rate(mathis)),
+                    ("mathis", mathis),
                     ("rtt", rtt.clone()),
                 ],
             ));
@@ -369,10 +388,15 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     f.sort_by(|a, b| rank(b).partial_cmp(&rank(a)).unwrap_or(std::cmp::Ordering::Equal));
     v.ceiling = match f[0].id {
         FindingId::WscaleMissing | FindingId::RwndStatic | FindingId::RwndLimited | FindingId::ZeroWindowStall => {
-            rwnd_ceiling
+            Some(rwnd_ceiling)
         }
-        FindingId::SndbufLimited => sndbuf_ceiling,
-        _ => Ceiling::compute(Limit::Path, None, Some(flight), path, goodput, opts.target_bps),
+        FindingId::SndbufLimited => Some(sndbuf_ceiling),
+        // The path's own limits: the rate it carried against its bandwidth-delay product.
+        FindingId::BandwidthLimited | FindingId::LossLimited | FindingId::SlowStartOvershoot | FindingId::ReorderLimited => {
+            Some(Ceiling::compute(Limit::Path, None, Some(flight), path, goodput, opts.target_bps))
+        }
+        // The application set the rate, or nothing did: no ceiling to state.
+        _ => None,
     };
     // The small bonuses above only order the findings; the share reported is of busy time.
     // A limit state never entered has no first frame (0): the flow's first frame stands in.

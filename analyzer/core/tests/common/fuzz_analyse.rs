@@ -120,7 +120,7 @@ fn analyse_everything(data: &[u8]) {
     assert_eq!(verdicts.len(), flows.len());
     for (i, v) in verdicts.iter().enumerate() {
         // Every sentence a surface prints renders, whatever the numbers.
-        let _ = (v.transfer_line(), v.time_line(), v.ceiling.lines());
+        let _ = (v.transfer_line(), v.time_line(), v.ceiling.as_ref().map(|c| c.lines()));
         for f in &v.findings {
             let _ = (f.message(), f.remedy());
         }

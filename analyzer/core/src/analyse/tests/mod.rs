@@ -1,0 +1,139 @@
+//! Tests that read like packet traces: a few segments in, the engine's notes and state
+//! out (the smoltcp/Zeek habit). One file per rule family; every trace uses [`Trace`].
+//!
+//! Conventions: endpoint A (10.0.0.1:40000) is the client, B (10.0.0.2:443) the server;
+//! the capture point is wherever the test says; times are microseconds; sequence and
+//! acknowledgement numbers are relative to each side's ISN, as Wireshark shows them
+//! (the SYN is 0, the first data byte 1).
+
+mod flight;
+mod limit;
+mod retransmission;
+mod spurious;
+mod window;
+
+use super::notes::PacketNotes;
+use super::FlowState;
+use crate::decode::{flags, Addr, TcpOptions, TcpSegment};
+
+pub const A: usize = 0;
+pub const B: usize = 1;
+pub const MSS: u32 = 1448;
+const ISN: [u32; 2] = [1_000_000, 7_000_000];
+
+/// One flow fed segment by segment, with relative numbering.
+pub struct Trace {
+    pub fs: FlowState,
+    frame: u64,
+    ip_id: [u16; 2],
+}
+
+impl Trace {
+    pub fn new() -> Trace {
+        Trace { fs: FlowState::default(), frame: 0, ip_id: [100, 500] }
+    }
+
+    /// A segment from `from` at `at_us`; fill it in, then [`Seg::send`].
+    pub fn seg(&mut self, at_us: i64, from: usize) -> Seg<'_> {
+        let seg = TcpSegment {
+            src: Addr::v4(if from == A { [10, 0, 0, 1] } else { [10, 0, 0, 2] }),
+            dst: Addr::v4(if from == A { [10, 0, 0, 2] } else { [10, 0, 0, 1] }),
+            ip_version: 4,
+            tos: 0,
+            ttl: 64,
+            ip_id: 0,
+            sport: if from == A { 40_000 } else { 443 },
+            dport: if from == A { 443 } else { 40_000 },
+            seq: ISN[from].wrapping_add(1),
+            ack: ISN[1 - from].wrapping_add(1),
+            flags: flags::ACK,
+            window: 65_535,
+            header_len: 32,
+            payload_len: 0,
+            payload_captured: 0,
+            options: TcpOptions::default(),
+            tunnel_depth: 0,
+            in_icmp_error: false,
+        };
+        Seg { trace: self, from, at_us, seg, new_ip_id: true }
+    }
+
+    /// SYN (A, at 0), SYN/ACK (B, after `gap1_us`), ACK (A, `gap2_us` later), both SYNs
+    /// with MSS 1460, SACK permitted and window scale `wscale` (None: no option).
+    pub fn handshake(&mut self, gap1_us: i64, gap2_us: i64, wscale: Option<u8>) {
+        self.seg(0, A).rel_seq(0).flags(flags::SYN).syn_options(wscale).send();
+        self.seg(gap1_us, B).rel_seq(0).rel_ack(1).flags(flags::SYN | flags::ACK).syn_options(wscale).send();
+        self.seg(gap1_us + gap2_us, A).rel_ack(1).send();
+    }
+}
+
+/// A segment under construction.
+pub struct Seg<'a> {
+    trace: &'a mut Trace,
+    from: usize,
+    at_us: i64,
+    seg: TcpSegment,
+    new_ip_id: bool,
+}
+
+impl Seg<'_> {
+    pub fn rel_seq(mut self, rel: u32) -> Self {
+        self.seg.seq = ISN[self.from].wrapping_add(rel);
+        self
+    }
+    pub fn rel_ack(mut self, rel: u32) -> Self {
+        self.seg.ack = ISN[1 - self.from].wrapping_add(rel);
+        self
+    }
+    pub fn len(mut self, n: u32) -> Self {
+        self.seg.payload_len = n;
+        self
+    }
+    /// `n` full segments' worth of payload starting at relative `rel`.
+    pub fn data(self, rel: u32, n: u32) -> Self {
+        self.rel_seq(rel).len(n)
+    }
+    pub fn flags(mut self, f: u16) -> Self {
+        self.seg.flags = f;
+        self
+    }
+    pub fn win(mut self, raw: u16) -> Self {
+        self.seg.window = raw;
+        self
+    }
+    /// SACK blocks, relative to the receiving side's data (the other side's ISN).
+    pub fn sack(mut self, blocks: &[(u32, u32)]) -> Self {
+        let base = ISN[1 - self.from];
+        for (i, &(l, r)) in blocks.iter().enumerate() {
+            self.seg.options.sack[i] = (base.wrapping_add(l), base.wrapping_add(r));
+        }
+        self.seg.options.sack_count = blocks.len() as u8;
+        self
+    }
+    pub fn ts(mut self, val: u32, ecr: u32) -> Self {
+        self.seg.options.timestamps = Some((val, ecr));
+        self
+    }
+    /// The IPv4 ID of the previous segment from this side again (the same packet seen twice).
+    pub fn same_ip_id(mut self) -> Self {
+        self.new_ip_id = false;
+        self
+    }
+    fn syn_options(mut self, wscale: Option<u8>) -> Self {
+        self.seg.options.mss = Some(1460);
+        self.seg.options.wscale = wscale;
+        self.seg.options.sack_permitted = true;
+        self
+    }
+
+    /// Hands the segment to the flow; returns the notes of this packet.
+    pub fn send(self) -> PacketNotes {
+        let Seg { trace, from, at_us, mut seg, new_ip_id } = self;
+        if new_ip_id {
+            trace.ip_id[from] = trace.ip_id[from].wrapping_add(1);
+        }
+        seg.ip_id = trace.ip_id[from];
+        trace.frame += 1;
+        trace.fs.on_segment(&seg, from, trace.frame, 1_700_000_000_000_000_000 + at_us * 1_000)
+    }
+}

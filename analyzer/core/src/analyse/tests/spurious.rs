@@ -1,0 +1,30 @@
+//! Proof that a retransmission was not needed: a D-SACK covering it (RFC 2883, RFC 3708),
+//! or an ACK echoing the original's timestamp (Eifel, RFC 3522).
+
+use super::*;
+use crate::analyse::notes::{Evidence, RetransKind};
+
+#[test]
+fn a_dsack_of_the_resent_bytes_proves_the_retransmission_spurious() {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    t.seg(41_000, A).data(1, MSS).send();
+    let rx = t.seg(441_000, A).data(1, MSS).send(); // frame 5, an RTO retransmission
+    assert_eq!(rx.retrans, RetransKind::Rto);
+    // The original had arrived: the ACK covers it and D-SACKs the copy.
+    let n = t.seg(481_000, B).rel_ack(1 + MSS).sack(&[(1, 1 + MSS)]).send();
+    assert!(n.dsack);
+    assert_eq!(n.dsack_edges, (1, 1 + MSS));
+    assert_eq!((n.spurious_of, n.spurious_by, n.spurious_orig), (5, Evidence::Dsack, 4));
+}
+
+#[test]
+fn an_ack_echoing_the_originals_timestamp_proves_the_retransmission_spurious() {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    t.seg(41_000, A).data(1, MSS).ts(100, 1).send();
+    t.seg(441_000, A).data(1, MSS).ts(500, 1).send();
+    // The ACK echoes 100, the original's TSval: the original got through.
+    let n = t.seg(442_000, B).rel_ack(1 + MSS).ts(2, 100).send();
+    assert_eq!((n.spurious_of, n.spurious_by), (5, Evidence::Eifel));
+}
