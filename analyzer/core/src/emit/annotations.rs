@@ -316,7 +316,8 @@ fn flow_verdict(f: &FlowSummary, v: &FlowVerdict) -> String {
                     lua_string(&x.message()), lua_string(&x.remedy()), frames.join(", "))
         })
         .collect();
-    let ceiling: Vec<String> = v.ceiling.lines().iter().map(|l| lua_string(l)).collect();
+    // No ceiling (a verdict that states none): no lines, as in the CLI and JSON.
+    let ceiling: Vec<String> = v.ceiling.iter().flat_map(|c| c.lines()).map(|l| lua_string(&l)).collect();
     format!(
         "{{ verdict = {}, vantage = {}, data_dir = {}, first_frame = {},\n  time = {}, transfer = {}, ceiling = {{ {} }},\n  findings = {{\n  {} }} }}",
         lua_string(v.findings.first().map_or("", |x| x.id.name())),
