@@ -118,11 +118,11 @@ local CATALOGUE = {
     { "wscale_missing", "tcpdiag.verdict.wscale_missing", "protocol", "warn", "Window scaling not in effect ({who}): window capped at 65,535 B → ceiling {ceiling} at {rtt} RTT" },
     { "zero_window_stall", "tcpdiag.verdict.zero_window_stall", "sequence", "warn", "Receiver advertised a zero window {count} times, stalled {stall} ({share} of the transfer)" },
     { "sndbuf_limited", "tcpdiag.verdict.sndbuf_limited", "sequence", "warn", "Sender-buffer limited {share} of the time: flight flat at {flight} below rwnd {rwnd}, no loss → ceiling {ceiling}" },
-    { "app_limited", "tcpdiag.verdict.app_limited", "sequence", "note", "Application limited {share} of the time: the sender was idle with {flight} in flight and room in both windows" },
+    { "app_limited", "tcpdiag.verdict.app_limited", "sequence", "note", "Application limited {share} of the time: the sender had nothing more to send while both windows had room for more than the {flight} it kept in flight" },
     { "reorder_limited", "tcpdiag.verdict.reorder_limited", "sequence", "warn", "Reordering mistaken for loss: {spurious} of {retrans} retransmissions spurious (DSACK/Eifel), cwnd cut {cuts} times; reordering up to {extent} vs RACK window {rack}" },
     { "loss_limited", "tcpdiag.verdict.loss_limited", "sequence", "warn", "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis bound {mathis} at {rtt} RTT" },
     { "slow_start_overshoot", "tcpdiag.verdict.slow_start_overshoot", "sequence", "warn", "Slow-start overshoot: {lost} segments lost in one round at the end of slow start (frame {frame})" },
-    { "bandwidth_limited", "tcpdiag.verdict.bandwidth_limited", "sequence", "note", "Bandwidth limited: {throughput} with {flight} in flight ≫ BDP; RTT grew from {min_rtt} to {rtt} (a full bottleneck queue)" },
+    { "bandwidth_limited", "tcpdiag.verdict.bandwidth_limited", "sequence", "note", "Bandwidth limited: {throughput} once past slow start, {busy} of the bottleneck's {capacity}; {flight} in flight, RTT {min_rtt} at best, {rtt} on average" },
     { "not_limited", "tcpdiag.verdict.not_limited", "comment", "chat", "No limit found: {reason} ({data} of new data)" },
 }
 -- END GENERATED CATALOGUE

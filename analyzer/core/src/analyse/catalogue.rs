@@ -230,8 +230,8 @@ pub static ENTRIES: [Entry; 21] = [
         group: "sequence",
         severity: Severity::Note,
         flow: true,
-        message: "Bandwidth limited: {throughput} with {flight} in flight ≫ BDP; RTT grew from {min_rtt} to {rtt} (a full bottleneck queue)",
-        remedy: "The path is full: more throughput needs more bandwidth; the standing queue adds latency (consider BBR or AQM)",
+        message: "Bandwidth limited: {throughput} once past slow start, {busy} of the bottleneck's {capacity}; {flight} in flight, RTT {min_rtt} at best, {rtt} on average",
+        remedy: "The path is full: more throughput needs more bandwidth; where the RTT grew well above its minimum, the standing queue adds latency (consider BBR or AQM)",
     },
     Entry {
         id: "not_limited",

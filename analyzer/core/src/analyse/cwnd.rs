@@ -43,9 +43,13 @@ impl CwndEstimator {
     /// back at that flight when every retransmission proved spurious (undo).
     pub fn on_recovery_end(&mut self, flight_before: u64, undone: bool) {
         const BETA: f64 = 0.7;
-        self.value = if undone { flight_before } else { (flight_before as f64 * BETA) as u64 };
         self.peak = 0;
         self.sends_since_ack = 0;
+        if flight_before == 0 {
+            // Nothing was known in flight (a capture point past the losses): no new figure.
+            return;
+        }
+        self.value = if undone { flight_before } else { (flight_before as f64 * BETA) as u64 };
     }
 
     /// The flight now: cwnd is at least that, and equals it during recovery.

@@ -172,7 +172,7 @@ impl FlowState {
             let before = self.cwnd[dd].confidence;
             self.cwnd[dd].on_ack(notes.in_flight, window_bound, app_bound);
             if self.cwnd[dd].confidence == CwndConfidence::Estimate && before != CwndConfidence::None {
-                self.limits[dd].on_flight_sample(self.cwnd[dd].value, ts);
+                self.limits[dd].on_flight_sample(self.cwnd[dd].value, ts, self.senders[dd].rtt.srtt_ns);
             }
         }
         // cwnd is never below what is in flight; in recovery PRR (RFC 6937) keeps it at

@@ -10,6 +10,10 @@ use super::sender::{Sender, View};
 /// with no loss, is a sender-side buffer limit: cwnd would have grown (RFC 5681 §3.1).
 const FLAT_BAND: f64 = 0.12;
 const FLAT_RTTS: i64 = 8;
+/// Growth per round that shows a congestion window still opening inside that band: Reno
+/// adds a segment a round, CUBIC at least about half of one (its TCP-friendly region);
+/// a send buffer adds nothing. Below it — and two segments of ACK-timing noise — flat.
+const CWND_GROWTH_PER_RTT: f64 = 0.25;
 
 #[derive(Debug, Clone, Default)]
 pub struct LimitTracker {
@@ -25,6 +29,9 @@ pub struct LimitTracker {
     /// Level and start of the current flat stretch of flight estimates.
     flat_level: u64,
     flat_since: i64,
+    /// Highest flight in the stretch's first round, and in the whole stretch.
+    flat_first_peak: u64,
+    flat_peak: u64,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
 }
@@ -65,14 +72,28 @@ impl LimitTracker {
     }
 
     /// Feeds a fresh cwnd-estimate sample for plateau detection.
-    pub fn on_flight_sample(&mut self, flight: u64, ts: i64) {
+    pub fn on_flight_sample(&mut self, flight: u64, ts: i64, srtt: Option<i64>) {
         let lo = self.flat_level as f64 * (1.0 - FLAT_BAND);
         let hi = self.flat_level as f64 * (1.0 + FLAT_BAND);
         let f = flight as f64;
         if self.flat_level == 0 || f < lo || f > hi {
             self.flat_level = flight;
             self.flat_since = ts;
+            self.flat_first_peak = flight;
+            self.flat_peak = flight;
+            return;
         }
+        if srtt.is_some_and(|r| ts - self.flat_since <= r) {
+            self.flat_first_peak = self.flat_first_peak.max(flight);
+        }
+        self.flat_peak = self.flat_peak.max(flight);
+    }
+
+    /// The flight kept growing inside the flat band, as an opening cwnd does.
+    fn still_growing(&self, ts: i64, srtt: i64, mss: u64) -> bool {
+        let rounds = (ts - self.flat_since) as f64 / srtt.max(1) as f64;
+        let floor = (2.0f64).max(rounds * CWND_GROWTH_PER_RTT) * mss as f64;
+        self.flat_peak as f64 >= self.flat_first_peak as f64 + floor
     }
 
     /// Decides the state after a packet. `rwnd`: the receiver's window for this
@@ -88,9 +109,11 @@ impl LimitTracker {
         ts: i64,
         frame: u64,
     ) -> LimitState {
-        let state = Self::decide(s, view, cwnd, rwnd, ts, self.flat_since);
+        let growing = s.rtt.srtt_ns.is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
+        let flat_since = if growing { ts } else { self.flat_since };
+        let state = Self::decide(s, view, cwnd, rwnd, ts, flat_since);
         self.lag_ns = s.a2d_ns();
-        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, settled.rwnd, ts, self.flat_since) };
+        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, settled.rwnd, ts, flat_since) };
         if state != self.state && self.first_frame[state as usize] == 0 {
             self.first_frame[state as usize] = frame;
         }

@@ -6,6 +6,7 @@ pub mod catalogue;
 pub mod ceiling;
 pub mod finding;
 pub mod cwnd;
+pub mod delivery;
 pub mod dsack;
 pub mod flow_state;
 pub mod limit;

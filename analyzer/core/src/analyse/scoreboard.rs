@@ -92,6 +92,19 @@ impl Scoreboard {
         bytes > (DUP_THRESH - 1) * smss
     }
 
+    /// Unsacked holes between `una` and the highest SACKed byte, in order, each with the
+    /// bytes SACKed below it and above the previous hole.
+    pub fn holes_with_blocks(&self, una: SeqNumber) -> impl Iterator<Item = (SeqNumber, SeqNumber, u32)> + '_ {
+        let mut prev = una;
+        let mut pending = 0u32;
+        self.ranges.iter().filter_map(move |&(s, e)| {
+            let hole = (prev < s).then(|| (prev, s, std::mem::take(&mut pending)));
+            pending += e.distance_from(s) as u32;
+            prev = prev.max(e);
+            hole
+        })
+    }
+
     /// Unsacked holes between `una` and the highest SACKed byte, in order.
     pub fn holes(&self, una: SeqNumber) -> impl Iterator<Item = (SeqNumber, SeqNumber)> + '_ {
         let mut prev = una;
@@ -145,6 +158,22 @@ mod tests {
         assert!(!sb.is_lost(s(100), 1000));
         sb.add(s(3100), s(3101), s(100));
         assert!(sb.is_lost(s(100), 1000));
+    }
+
+    #[test]
+    fn bytes_above_each_hole_match_is_lost() {
+        let mut sb = Scoreboard::default();
+        sb.add(s(100), s(150), s(100)); // a block at una: no hole below it
+        sb.add(s(200), s(300), s(100));
+        sb.add(s(400), s(2500), s(100));
+        sb.add(s(2600), s(2700), s(100));
+        let mut above = sb.sacked_bytes();
+        for (hs, _, below) in sb.holes_with_blocks(s(100)) {
+            above -= below;
+            assert_eq!(above, sb.above(hs).0, "hole at {hs:?}");
+        }
+        let starts: Vec<_> = sb.holes_with_blocks(s(100)).map(|h| (h.0, h.1)).collect();
+        assert_eq!(starts, sb.holes(s(100)).collect::<Vec<_>>());
     }
 
     #[test]

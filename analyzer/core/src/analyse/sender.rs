@@ -103,7 +103,13 @@ pub struct Sender {
     pub mss: u32,
     pub mss_option: Option<u32>,
     outstanding: VecDeque<Sent>,
+    /// [seq, end) of the outstanding records sent more than once, in sequence order: what
+    /// the loss count leaves out without walking every record.
+    resent: VecDeque<(SeqNumber, SeqNumber)>,
     pub scoreboard: Scoreboard,
+    /// Bytes cumulatively acknowledged (SND.UNA's progress), for the delivery rate.
+    acked_total: u64,
+    pub delivery: super::delivery::DeliveryRate,
     retransmissions: VecDeque<RetransRecord>,
     pub recoveries: Vec<Recovery>,
     in_recovery: bool,
@@ -216,34 +222,53 @@ impl Sender {
     }
 
     fn lost_bytes(&self, now: i64) -> u64 {
-        let Some(high) = self.scoreboard.highest() else { return 0 };
+        if self.scoreboard.is_empty() {
+            return 0;
+        }
         let mss = self.mss.max(1);
         let reordering_seen = self.dsacks > 0 || self.reorder_events > 0;
         let deadline = now - self.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - self.reo_wnd_ns();
+        // Records are appended as first sent, so those sent before the deadline are a
+        // prefix: RACK's lost bytes in a hole end where that prefix ends.
+        let timed_out = self.outstanding.partition_point(|x| x.ts_ns <= deadline);
+        let time_edge = timed_out.checked_sub(1).map_or(self.una, |i| self.outstanding[i].end);
+        // Holes come in sequence order: the bytes SACKed above a hole (RFC 6675 IsLost) are
+        // what is left of the total once the blocks below it are counted off.
+        let mut sacked_above = self.scoreboard.sacked_bytes();
+        let mut resent = self.resent.iter().peekable();
         let mut lost = 0u64;
-        for (hs, he) in self.scoreboard.holes(self.una) {
-            if he > high {
+        for (hs, he, below) in self.scoreboard.holes_with_blocks(self.una) {
+            sacked_above = sacked_above.saturating_sub(below);
+            let dupthresh = !reordering_seen && sacked_above > 2 * mss;
+            let edge = if dupthresh { he } else { he.min(time_edge) };
+            if edge <= hs {
+                // Neither rule reaches this hole, nor (fewer bytes above, later sends) any above it.
                 break;
             }
-            let dupthresh = !reordering_seen && self.scoreboard.is_lost(hs, mss);
-            for seg in self.outstanding.iter().skip_while(|x| x.end <= hs) {
-                if seg.seq >= he {
+            lost += edge.distance_from(hs) as u64;
+            // Bytes sent again are in flight again.
+            while let Some(&&(rs, re)) = resent.peek() {
+                if rs >= edge {
                     break;
                 }
-                if seg.retrans > 0 {
-                    continue;
+                lost -= re.min(edge).distance_from(rs.max(hs)).max(0) as u64;
+                if re > edge {
+                    break;
                 }
-                if dupthresh || seg.ts_ns <= deadline {
-                    let (a, b) = (seg.seq.max(hs), seg.end.min(he));
-                    lost += b.distance_from(a).max(0) as u64;
-                }
+                resent.next();
             }
         }
         lost
     }
 
+    /// Index of the first outstanding record ending after `seq` (records are in sequence
+    /// order: they are appended only at the highest byte sent).
+    fn first_ending_after(&self, seq: SeqNumber) -> usize {
+        self.outstanding.partition_point(|x| x.end <= seq)
+    }
+
     fn retransmitted(&self, s: SeqNumber, e: SeqNumber) -> bool {
-        self.outstanding.iter().any(|x| x.retrans > 0 && x.seq < e && s < x.end)
+        self.outstanding.range(self.first_ending_after(s)..).take_while(|x| x.seq < e).any(|x| x.retrans > 0)
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -279,7 +304,6 @@ impl Sender {
             return;
         }
         self.note_echoes_on_data(seg, ts);
-        let pipe_before = self.pipe(ts);
         // RFC 9293 §3.8.6.1: a one-byte probe at the window edge while the peer's window
         // is zero; repeats of the same byte are probes too (Wireshark: ZeroWindowProbe).
         if seg.payload_len == 1 && peer_rwnd == 0 && (seq == self.max || Some(seq) == self.probe_seq) {
@@ -334,6 +358,8 @@ impl Sender {
         }
         self.remember(seq, end, seg);
         let kind = self.classify(seq, end, ts);
+        // The flight a recovery starts from (only then: pipe walks the scoreboard).
+        let pipe_before = if self.in_recovery { 0 } else { self.pipe(ts) };
         let (orig_frame, orig_ts_ns) = self.mark_retransmitted(seq, end, frame, tsval);
         self.retrans_segments += 1;
         self.retrans_bytes += seg.payload_len as u64;
@@ -546,7 +572,7 @@ impl Sender {
 
     fn late_extent(&self, end: SeqNumber, ts: i64) -> Reorder {
         let bytes = self.max.distance_from(end).max(0) as u32;
-        let overtaken = self.outstanding.iter().find(|s| s.seq >= end).map(|s| s.ts_ns);
+        let overtaken = self.outstanding.get(self.outstanding.partition_point(|s| s.seq < end)).map(|s| s.ts_ns);
         Reorder { packets: bytes.div_ceil(self.mss.max(1)), bytes, late_ns: overtaken.map_or(0, |t| ts - t) }
     }
 
@@ -582,13 +608,18 @@ impl Sender {
     /// Returns the frame and time of the first transmission (0 and `None` if not captured).
     fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, tsval: Option<u32>) -> (u64, Option<i64>) {
         let mut orig = (0, None);
-        for s in self.outstanding.iter_mut() {
+        let first = self.first_ending_after(seq);
+        for s in self.outstanding.range_mut(first..) {
             if s.seq >= end {
                 break;
             }
             if s.end > seq {
                 if orig.0 == 0 {
                     orig = (s.frame, Some(s.ts_ns));
+                }
+                if s.retrans == 0 {
+                    let at = self.resent.partition_point(|r| r.0 < s.seq);
+                    self.resent.insert(at, (s.seq, s.end));
                 }
                 s.retrans = s.retrans.saturating_add(1);
                 s.last_retrans_frame = frame;
@@ -652,11 +683,14 @@ impl Sender {
         self.last_ack_ns = ts;
         if advanced || new_sack {
             self.snapshot(ts);
+            // SACKed bytes leave the scoreboard as SND.UNA passes them: counted once.
+            self.delivery.on_delivered(ts, self.acked_total + self.scoreboard.sacked_bytes() as u64);
         }
     }
 
     fn advance(&mut self, ack: SeqNumber, ts: i64, seg: &TcpSegment, notes: &mut PacketNotes) {
         let old_una = self.una;
+        self.acked_total += ack.distance_from(old_una).max(0) as u64;
         self.una = ack;
         self.rto_backoff = 0;
         // Sender-view reordering: a hole that the receiver reported (data SACKed above
@@ -682,6 +716,9 @@ impl Sender {
                 break;
             }
             let s = self.outstanding.pop_front().unwrap();
+            if s.retrans > 0 && self.resent.front().is_some_and(|r| r.1 <= ack) {
+                self.resent.pop_front();
+            }
             let lag_known = self.a2d.samples > 0 || self.a2d_hint_ns.is_some();
             if s.retrans == 0 && s.syn && !lag_known {
                 // A SYN answered before the handshake shows where the capture point is:

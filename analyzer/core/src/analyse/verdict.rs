@@ -33,6 +33,8 @@ pub struct FlowVerdict {
     pub mss: u32,
     pub data_bytes: u64,
     pub goodput_bps: f64,
+    /// The bottleneck's rate as the densest delivery stretches show it (delivery.rs).
+    pub capacity_bps: Option<f64>,
     pub rwnd_min: Option<u64>,
     pub rwnd_max: u64,
     pub rwnd_basis: Option<RwndBasis>,
@@ -112,6 +114,14 @@ const MIN_SHARE: f64 = 0.25;
 const STATIC_RWND_MAX: u64 = 4 << 20;
 /// RTT inflation (smoothed ÷ minimum) that shows a standing bottleneck queue.
 const QUEUE_INFLATION: f64 = 1.5;
+/// Smoothed RTT over its minimum that shows a queue at all.
+const QUEUE_SIGN: f64 = 1.25;
+/// The capacity estimate: this percentile of the delivery-rate samples (delivery.rs).
+const CAPACITY_PERCENTILE: f64 = 0.9;
+/// A flow delivering at least this share of the bottleneck's rate kept it full.
+const FULL_LINK: f64 = 0.85;
+/// "Near the bottleneck's rate": where a slow start or startup has ended.
+const NEAR_CAPACITY: f64 = 0.8;
 /// Limit states below this share are left out of the time line.
 const SHOWN_SHARE: f64 = 0.005;
 
@@ -185,6 +195,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         mss: s.mss,
         data_bytes: s.data_bytes,
         goodput_bps: goodput,
+        capacity_bps: s.delivery.percentile_bps(CAPACITY_PERCENTILE),
         rwnd_min: fs.rwnd_min[dd],
         rwnd_max: fs.rwnd_max[dd],
         rwnd_basis: fs.rwnd_basis[dd],
@@ -274,6 +285,23 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         _ => 1.0,
     };
     let queue_full = inflation >= QUEUE_INFLATION;
+    // How busy the flow kept the bottleneck once it first came near its rate (after slow
+    // start); the whole transfer's rate when that stretch is too short to stand for it.
+    let steady_rate = v
+        .capacity_bps
+        .and_then(|c| s.delivery.rate_since_near(c, NEAR_CAPACITY))
+        .filter(|&(_, span)| span >= 0.3)
+        .map_or(goodput, |(r, _)| r);
+    let link_busy = v.capacity_bps.map(|c| (steady_rate / c).min(1.0));
+    // A full bottleneck explains the flow's pace: its losses are tail drops, its
+    // reordering and its slow start's end cost it nothing the path could have given.
+    // The RTT's growth stands in only where no capacity could be measured: a queue may
+    // be someone else's. A measured one needs a sign that the bottleneck, not the
+    // sender, set the pace — its queue (RTT above its floor) or its tail drops — since a
+    // sender that never bursts shows its own rate in every stretch of ACKs.
+    let mean_over_min = path.map_or(inflation, |p| p.rtt_ms / p.min_rtt_ms.max(1e-3));
+    let queue_signs = mean_over_min >= QUEUE_SIGN || s.retrans_segments > s.spurious;
+    let link_full = link_busy.map_or(queue_full, |b| b >= FULL_LINK && queue_signs);
 
     // Retransmissions: spurious ones point at reordering, genuine ones at loss.
     let genuine = s.retrans_segments.saturating_sub(s.spurious);
@@ -282,7 +310,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     if s.spurious > 0 && s.spurious * 2 >= s.retrans_segments {
         f.push(Finding::new(
             FindingId::ReorderLimited,
-            loss_share.max(0.3),
+            if link_full { loss_share.min(0.2) } else { loss_share.max(0.3) },
             s.retransmission_log().filter(|r| r.proven as u8 != 0).take(3).map(|r| r.frame).collect(),
             vec![
                 ("spurious", Value::Int(s.spurious as i64)),
@@ -300,7 +328,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         let genuine_first = first.retransmissions.saturating_sub(first.spurious) as u64;
         if first.in_slow_start && first.retransmissions >= 4 && first.spurious * 2 < first.retransmissions {
             overshoot_explains_losses = genuine_first * 10 >= genuine * 7;
-            let explained = if overshoot_explains_losses { loss_share + 0.01 } else { share(LimitState::Recovery) };
+            let explained = if overshoot_explains_losses && !link_full { loss_share + 0.01 } else { share(LimitState::Recovery) };
             f.push(Finding::new(
                 FindingId::SlowStartOvershoot,
                 explained.max(MIN_SHARE + 0.01),
@@ -313,10 +341,11 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         let p = genuine as f64 / s.data_segments as f64;
         // Mathis et al.: MSS/RTT · 1.22/√p, the rate such loss allows (unknown without an RTT).
         let mathis = path.map_or(Value::text("?"), |r| Value::Rate(mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p.sqrt()));
-        if !overshoot_explains_losses && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
+        // On a full link the losses are the queue's: no finding of their own.
+        if !overshoot_explains_losses && !link_full && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
             f.push(Finding::new(
                 FindingId::LossLimited,
-                if queue_full { loss_share.min(0.2) } else { loss_share },
+                loss_share,
                 s.retransmission_log().filter(|r| r.proven as u8 == 0).take(3).map(|r| r.frame).collect(),
                 vec![
                     ("loss", Value::Share(p)),
@@ -355,13 +384,16 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             vec![("share", Value::Share(app_share)), ("flight", Value::Bytes(flight))],
         ));
     }
-    if share(LimitState::Cwnd) >= MIN_SHARE && queue_full {
+    let path_share = share(LimitState::Cwnd) + share(LimitState::Recovery);
+    if path_share >= MIN_SHARE && link_full {
         f.push(Finding::new(
             FindingId::BandwidthLimited,
-            share(LimitState::Cwnd) + share(LimitState::Recovery),
+            path_share,
             vec![lim.first_frame[LimitState::Cwnd as usize]],
             vec![
-                ("throughput", Value::Rate(goodput)),
+                ("throughput", Value::Rate(steady_rate)),
+                ("busy", link_busy.map_or(Value::text("?"), Value::Share)),
+                ("capacity", v.capacity_bps.map_or(Value::text("?"), Value::Rate)),
                 ("flight", Value::Bytes(flight)),
                 ("min_rtt", ms(s.rtt.min_ns.unwrap_or(0))),
                 ("rtt", rtt.clone()),

@@ -100,6 +100,7 @@ pub fn verdict_columns(v: &[FlowVerdict]) -> Vec<ArrayRef> {
         u32s(v.iter().map(|x| x.mss).collect()),
         u64s(v.iter().map(|x| x.data_bytes).collect()),
         f64s(v.iter().map(|x| x.goodput_bps).collect()),
+        opt_f64s(v.iter().map(|x| x.capacity_bps).collect()),
         opt_u64s(v.iter().map(|x| x.rwnd_min).collect()),
         u64s(v.iter().map(|x| x.rwnd_max).collect()),
         opt_codes(v.iter().map(|x| x.rwnd_basis.map(|b| b as u8)).collect(), &rwnd_basis),

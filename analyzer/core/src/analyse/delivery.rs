@@ -1,0 +1,142 @@
+//! How fast the path delivers: rate samples over short runs of ACKs (bytes newly
+//! acknowledged or SACKed per unit of time, the quantity BBR calls the delivery rate),
+//! kept as a coarse histogram. Its upper percentile estimates the bottleneck's capacity:
+//! a train of segments leaves the bottleneck at its rate whatever the sender's window,
+//! so even a flow that never filled the link shows it in its densest stretches. The
+//! flow's own rate over that capacity is how busy it kept the bottleneck — counted, as
+//! the bottleneck's busy time is, from when the flow first came near that rate (the end
+//! of its slow start or startup), not from its first packet.
+
+/// ACK events a rate sample spans: enough to smooth delayed and stretch ACKs.
+const SPAN_EVENTS: usize = 16;
+/// Shorter spans are timer noise (interrupt coalescing, capture timestamps).
+const MIN_SPAN_NS: i64 = 200_000;
+/// Histogram bins per factor of two, from 1 kbit/s up.
+const BINS_PER_OCTAVE: f64 = 8.0;
+const BINS: usize = 8 * 28;
+const FLOOR_BPS: f64 = 1e3;
+
+#[derive(Debug, Clone)]
+struct Meter {
+    ring: [(i64, u64); SPAN_EVENTS],
+    next: usize,
+    filled: bool,
+    bins: [u32; BINS],
+    samples: u32,
+    /// (bin, ts, delivered) each time the highest sample reached a new bin: when the
+    /// flow first came near a rate, and how much it had delivered by then.
+    climbs: Vec<(u16, i64, u64)>,
+    last: (i64, u64),
+}
+
+/// Allocated at the first delivery: flows that carry no data cost one pointer.
+#[derive(Debug, Clone, Default)]
+pub struct DeliveryRate {
+    meter: Option<Box<Meter>>,
+}
+
+impl DeliveryRate {
+    /// `delivered`: cumulative bytes acknowledged or SACKed, seen at `ts`.
+    pub fn on_delivered(&mut self, ts: i64, delivered: u64) {
+        let m = self.meter.get_or_insert_with(|| {
+            Box::new(Meter {
+                ring: [(0, 0); SPAN_EVENTS],
+                next: 0,
+                filled: false,
+                bins: [0; BINS],
+                samples: 0,
+                climbs: Vec::new(),
+                last: (ts, delivered),
+            })
+        });
+        if m.filled {
+            let (t0, d0) = m.ring[m.next];
+            let span = ts - t0;
+            if span >= MIN_SPAN_NS && delivered > d0 {
+                let bps = (delivered - d0) as f64 * 8e9 / span as f64;
+                let bin = (((bps / FLOOR_BPS).max(1.0).log2() * BINS_PER_OCTAVE) as usize).min(BINS - 1);
+                m.bins[bin] += 1;
+                m.samples += 1;
+                if m.climbs.last().map_or(true, |c| (c.0 as usize) < bin) {
+                    m.climbs.push((bin as u16, ts, delivered));
+                }
+            }
+        }
+        m.last = (ts, delivered);
+        m.ring[m.next] = (ts, delivered);
+        m.next = (m.next + 1) % SPAN_EVENTS;
+        m.filled |= m.next == 0;
+    }
+
+    /// The rate `q` of the samples are at or below (bin's middle), if any were taken.
+    pub fn percentile_bps(&self, q: f64) -> Option<f64> {
+        let m = self.meter.as_ref().filter(|m| m.samples >= SPAN_EVENTS as u32)?;
+        let want = (m.samples as f64 * q).ceil() as u32;
+        let mut seen = 0;
+        for (i, &n) in m.bins.iter().enumerate() {
+            seen += n;
+            if seen >= want {
+                return Some(bin_middle(i));
+            }
+        }
+        None
+    }
+
+    /// The mean delivery rate from the first time a sample came within `near` of `rate`
+    /// to the last delivery, with the share of the delivery time that span covers.
+    pub fn rate_since_near(&self, rate: f64, near: f64) -> Option<(f64, f64)> {
+        let m = self.meter.as_ref()?;
+        let (t0, d0) = m.climbs.iter().find(|c| bin_middle(c.0 as usize) >= rate * near).map(|c| (c.1, c.2))?;
+        let (t1, d1) = m.last;
+        let first = m.climbs.first().map_or(t0, |c| c.1);
+        (t1 > t0).then(|| ((d1 - d0) as f64 * 8e9 / (t1 - t0) as f64, (t1 - t0) as f64 / (t1 - first).max(1) as f64))
+    }
+}
+
+fn bin_middle(i: usize) -> f64 {
+    FLOOR_BPS * 2f64.powf((i as f64 + 0.5) / BINS_PER_OCTAVE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steady_acks_give_their_rate() {
+        // 1448 B acknowledged every 116 µs: 100 Mbit/s.
+        let mut r = DeliveryRate::default();
+        for i in 0..200u64 {
+            r.on_delivered(i as i64 * 115_840, i * 1448);
+        }
+        let p = r.percentile_bps(0.9).unwrap();
+        assert!((100e6 / 1.05..100e6 * 1.05).contains(&p), "{p}");
+    }
+
+    #[test]
+    fn the_busy_rate_is_counted_from_when_the_flow_came_near_it() {
+        // 1 s at 10 Mbit/s (a slow start, coarsely), then 1 s at 100 Mbit/s.
+        let mut r = DeliveryRate::default();
+        let mut d = 0u64;
+        for i in 0..1000i64 {
+            d += 1250;
+            r.on_delivered(i * 1_000_000, d);
+        }
+        for i in 0..8634i64 {
+            d += 1448;
+            r.on_delivered(1_000_000_000 + i * 115_840, d);
+        }
+        let cap = r.percentile_bps(0.9).unwrap();
+        let (rate, span) = r.rate_since_near(cap, 0.8).unwrap();
+        assert!((95e6..105e6).contains(&rate), "{rate}");
+        assert!((0.45..0.55).contains(&span), "{span}");
+    }
+
+    #[test]
+    fn too_few_acks_say_nothing() {
+        let mut r = DeliveryRate::default();
+        for i in 0..20u64 {
+            r.on_delivered(i as i64 * 1_000_000, i * 1448);
+        }
+        assert_eq!(r.percentile_bps(0.9), None);
+    }
+}
