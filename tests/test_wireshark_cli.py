@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
-from conftest import ROOT, SAMPLES, run_tcpdiag
+import pytest
+
+import tsharks
+from conftest import ROOT, SAMPLES, run_tcpdiag, tcpdiag_exe
+
+TSHARKS = [pytest.param(t, id=str(t)) for t in tsharks.discover()[0]] + [
+    pytest.param(None, id=name, marks=pytest.mark.skip(reason=why)) for name, why in tsharks.discover()[1]]
 
 SOURCE = ROOT / "wireshark-plugin" / "tcpdiag.lua"
 
@@ -34,10 +41,6 @@ def test_install_into_an_unwritable_place_is_one_line(tmp_path):
 
 def test_open_without_wireshark_says_so(monkeypatch):
     env = dict(os.environ, PATH="/nonexistent")
-    import subprocess
-
-    from conftest import tcpdiag_exe
-
     res = subprocess.run([*tcpdiag_exe(), "wireshark", str(SAMPLES / "reordering.sender.pcap.gz")],
                          capture_output=True, env=env, timeout=60)
     assert res.returncode == 7
@@ -50,8 +53,45 @@ def test_open_checks_the_capture(tmp_path):
     assert res.returncode == 3 and b"no such file" in res.stderr
 
 
+def test_annotate_writes_beside_the_capture_by_default(tmp_path):
+    capture = tmp_path / "c.pcap.gz"
+    capture.write_bytes((SAMPLES / "small_rcvbuf.sender.pcap.gz").read_bytes())
+    res = run_tcpdiag("wireshark", "annotate", str(capture))
+    assert res.returncode == 0, res.stderr
+    out = tmp_path / "c.pcap.gz.tcpdiag.lua"
+    assert out.is_file() and f"tcpdiag.annotations:{out}" in res.stderr.decode()
+
+
+def test_annotate_bad_input_and_unwritable_output_are_one_line(tmp_path):
+    junk = tmp_path / "junk.pcap"
+    junk.write_bytes(b"not a capture at all")
+    res = run_tcpdiag("wireshark", "annotate", str(junk), "-o", str(tmp_path / "x.lua"))
+    assert res.returncode == 4 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    res = run_tcpdiag("wireshark", "annotate", str(SAMPLES / "small_rcvbuf.sender.pcap.gz"),
+                      "-o", str(tmp_path / "no" / "such" / "dir" / "x.lua"))
+    assert res.returncode == 6 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert b"Traceback" not in res.stderr
+
+
+def test_annotate_a_damaged_capture_up_to_the_damage(tmp_path):
+    """A capture cut mid-record: the frames before the cut are annotated, one warning
+    line says where it stopped, exit 5 as `tcpdiag packets`."""
+    import gzip
+
+    whole = gzip.decompress((SAMPLES / "small_rcvbuf.sender.pcap.gz").read_bytes())
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(whole[: len(whole) // 2])
+    out = tmp_path / "cut.lua"
+    res = run_tcpdiag("wireshark", "annotate", str(cut), "-o", str(out))
+    err = res.stderr.decode().strip().splitlines()
+    assert res.returncode == 5 and out.is_file(), res.stderr
+    assert [line for line in err if line.startswith("tcpdiag: warning:")] and "frames before it" in err[-1], err
+    assert out.read_text(errors="replace").rstrip().endswith(tuple("0123456789")), "the header was written"
+
+
 def test_help_has_examples():
-    for cmd in (["wireshark"], ["wireshark", "path"], ["wireshark", "install"], ["wireshark", "open"]):
+    for cmd in (["wireshark"], ["wireshark", "path"], ["wireshark", "install"], ["wireshark", "open"],
+                ["wireshark", "annotate"]):
         out = run_tcpdiag(*cmd, "--help", check=True).stdout.decode()
         assert "Example:" in out
 
@@ -59,10 +99,7 @@ def test_help_has_examples():
 def test_open_annotates_once_and_wireshark_shows_the_verdicts(tmp_path, tshark):
     """`tcpdiag wireshark FILE` hands Wireshark the plugin and the capture's annotations
     (cached); a stand-in `wireshark` runs tshark with exactly those arguments."""
-    import subprocess
-
     import tcpdiag
-    from conftest import tcpdiag_exe
 
     out = tmp_path / "shown.tsv"
     fake = tmp_path / "bin" / "wireshark"
@@ -82,6 +119,40 @@ def test_open_annotates_once_and_wireshark_shows_the_verdicts(tmp_path, tshark):
     assert len(cached) == 1 and cached[0].suffix == ".lua"
     args = (tmp_path / "args").read_text().splitlines()
     assert args[0] == args[1] and f"tcpdiag.annotations:{cached[0]}" in args[0]
-    res = subprocess.run([*tcpdiag_exe(), "wireshark", "open", "--lua-only", "--wireshark", str(fake), str(capture)],
-                         capture_output=True, env=env, timeout=300)
-    assert res.returncode == 0 and "tcpdiag.annotations" not in (tmp_path / "args").read_text().splitlines()[2]
+
+
+@pytest.mark.parametrize("ts", TSHARKS)
+def test_install_as_root_warns_when_wireshark_skips_plugins_for_root(ts, tmp_path):
+    """Wireshark >= 4.4 ships no init.lua, so as root it loads no personal Lua plugin:
+    `install` run as root says so in one line, with what to do; 4.0 (whose init.lua lets
+    root run them) gets no warning. The stand-in `tshark` runs that version as root."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root")
+    fake = tmp_path / "bin" / "tshark"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\nexec {tsharks.CHROOT_TOOL} run {ts.name} --bind /tmp --root -- tshark "$@"\n')
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake.parent}:{os.environ['PATH']}")
+    res = subprocess.run([*tcpdiag_exe(), "wireshark", "install", "--dir", str(tmp_path / "plugins")],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0 and (tmp_path / "plugins" / "tcpdiag.lua").is_file(), res.stderr
+    warnings = [line for line in res.stderr.splitlines() if line.startswith("tcpdiag: warning:")]
+    if ts.version_tuple >= (4, 4):
+        assert len(warnings) == 1 and f"Wireshark {ts.version}" in warnings[0], res.stderr
+        assert "run_user_scripts_when_superuser = true" in warnings[0] and "init.lua" in warnings[0]
+    else:
+        assert not warnings, res.stderr
+
+
+@pytest.mark.parametrize("ts", TSHARKS)
+def test_root_gets_the_plugin_only_where_the_warning_says(ts, tmp_path):
+    """What the warning rests on: as root, 4.4 and later load no user Lua script."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root")
+    plugin = tsharks.stage(SOURCE)
+    res = subprocess.run([str(tsharks.CHROOT_TOOL), "run", ts.name, "--bind", str(tsharks.staging()), "--root", "--",
+                          "tshark", "-X", f"lua_script:{plugin}", "-r", str(tsharks.stage(SAMPLES / "reordering.sender.pcap.gz")),
+                          "-c", "1", "-T", "fields", "-e", "tcpdiag.annotations_missing"],
+                         capture_output=True, text=True, timeout=300)
+    loaded = res.returncode == 0 and "no annotations" in res.stderr
+    assert loaded == (ts.version_tuple < (4, 4)), res.stderr

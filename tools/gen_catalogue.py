@@ -129,15 +129,16 @@ def _lua_str(s: str) -> str:
 
 
 def lua(findings: list[dict]) -> str:
-    """The plugin with its expert table (between the markers) regenerated."""
-    rows = [f"{LUA_BEGIN} ({HEADER})", "    M.CATALOGUE = {"]
+    """The plugin with its expert table (between the markers) regenerated: one row per
+    entry, the message template as the expert's description (the texts shown come
+    finished from the engine's annotations)."""
+    rows = [f"{LUA_BEGIN} ({HEADER})", "local CATALOGUE = {", "    -- id, field, group, severity, description"]
     # Pair findings come from two captures (tcpdiag compare): the plugin shows one capture
     # and has no way to receive them yet, so its expert table holds the other scopes only.
     for f in (f for f in findings if f["scope"] != "pair"):
-        cells = ", ".join(f"{k} = {_lua_str(f.get(k, '').strip())}"
-                          for k in ("field", "group", "severity", "scope", "message", "remedy"))
-        rows.append(f"        {f['id']} = {{ {cells} }},")
-    rows += ["    }", "    " + LUA_END]
+        cells = ", ".join(_lua_str(f.get(k, "").strip()) for k in ("id", "field", "group", "severity", "message"))
+        rows.append(f"    {{ {cells} }},")
+    rows += ["}", LUA_END]
     text = LUA_PLUGIN.read_text()
     head, sep, rest = text.partition(LUA_BEGIN)
     _, sep2, tail = rest.partition(LUA_END)

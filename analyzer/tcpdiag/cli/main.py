@@ -13,7 +13,7 @@ from tcpdiag.cli.compare import compare
 from tcpdiag.cli.convert import convert
 from tcpdiag.cli.fleet import live_command
 from tcpdiag.cli.tables import flows, packets
-from tcpdiag.cli_wireshark import wireshark
+from tcpdiag.cli.wireshark import wireshark
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
