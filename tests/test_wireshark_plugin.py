@@ -186,10 +186,10 @@ def test_the_preference_names_the_annotations_too(ts):
 
 @pytest.mark.parametrize("ts", TSHARKS)
 def test_every_field_and_expert_is_registered(ts):
-    """Every analysis column and every catalogue entry of one capture (packet events and
-    flow verdicts; `tcpdiag compare`'s pair findings need two) is a field tshark accepts."""
-    shown = [e["field"] for e in FINDINGS.values() if e["scope"] in ("packet", "flow")]
-    names = [f"tcpdiag.{c}" for c in pc.COLUMNS] + shown + [
+    """Every analysis column and every catalogue entry of one capture is a field tshark
+    accepts (pair findings come from two captures, `tcpdiag compare`: not the plugin's)."""
+    single = [e["field"] for e in FINDINGS.values() if e["scope"] != "pair"]
+    names = [f"tcpdiag.{c}" for c in pc.COLUMNS] + single + [
         "tcpdiag.flow", "tcpdiag.flow.verdict", "tcpdiag.flow.finding", "tcpdiag.flow.shares",
         "tcpdiag.flow.transfer", "tcpdiag.flow.ceiling", "tcpdiag.annotations_missing"]
     res = ts.run(["-r", tsharks.stage(SAMPLES / "reordering.sender.pcap.gz"), "-c", "3", *pc.plugin_args(),
