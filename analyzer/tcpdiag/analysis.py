@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def typed_values(cells: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A finding's values column as {name: number or words} and {name: unit}."""
+    values = {v["name"]: v["text"] if v["unit"] == "text" else v["number"] for v in cells}
+    return values, {v["name"]: v["unit"] for v in cells}
+
+
 @dataclass(frozen=True)
 class Finding:
     """One finding of a flow, as the engine rendered it."""
@@ -40,8 +46,7 @@ class Finding:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Finding":
-        values = {v["name"]: v["text"] if v["unit"] == "text" else v["number"] for v in row["values"]}
-        units = {v["name"]: v["unit"] for v in row["values"]}
+        values, units = typed_values(row["values"])
         return cls(row["id"], row["field"], row["severity"], row["share"], row["message"], row["remedy"],
                    list(row["frames"]), values, units)
 

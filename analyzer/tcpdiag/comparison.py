@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from tcpdiag import _native, tables
+from tcpdiag.analysis import typed_values
 from tcpdiag.errors import CaptureError
 
 if TYPE_CHECKING:
@@ -41,8 +42,7 @@ class PairFinding:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "PairFinding":
-        values = {v["name"]: v["text"] if v["unit"] == "text" else v["number"] for v in row["values"]}
-        units = {v["name"]: v["unit"] for v in row["values"]}
+        values, units = typed_values(row["values"])
         return cls(row["id"], row["field"], row["severity"], row["share"], row["message"], row["remedy"],
                    list(row["frames_a"]), list(row["frames_b"]), values, units)
 

@@ -6,7 +6,6 @@ import gzip
 import os
 import platform
 import shutil
-from collections import defaultdict, deque
 
 from samples.generate import emulog, label, pcap, run, truth
 from samples.generate.emulog import percentiles
@@ -50,27 +49,6 @@ def _data_sender(hs: dict, listen: str) -> tuple[list, int]:
     """(address as seen, ISN) of the data sender in one capture's handshake."""
     seg = hs["synack"] if listen == "sender" else hs["syn"]
     return seg["src"], seg["isn"]
-
-
-def _lateness(cap, rows, src: str, before: bool) -> list[int]:
-    pending = defaultdict(deque)
-    for ts, s in cap:
-        if s.src == src:
-            pending[(s.ip_id, s.seq, s.ack, s.payload, s.flags)].append(ts)
-    out = []
-    for r in rows:
-        q = pending.get((r["ip_id"], r["seq"], r["ack"], r["len"], r["flags"]))
-        if not q:
-            continue
-        if before:
-            out.append(r["t_in_ns"] - q.popleft())
-        elif r["t_out_ns"]:
-            out.append(q.popleft() - r["t_out_ns"])
-    return out
-
-
-def _columns(series: dict, fields: list[str]) -> dict:
-    return {k: series[k] for k in fields if k in series}
 
 
 def kernel_series(snd: dict) -> dict:
@@ -118,11 +96,11 @@ def build(draw: dict, raw: dict) -> dict:
     a2b = [r for r in rows if r["dir"] == "a2b"]
     b2a = [r for r in rows if r["dir"] == "b2a"]
     s_ip, r_ip = seen["sender"]["sender"][0], seen["receiver"]["receiver"][0]
-    emu["ingress_lateness"] = percentiles(_lateness(caps["sender"], a2b, s_ip, True)
-                                          + _lateness(caps["receiver"], b2a, r_ip, True))
+    emu["ingress_lateness"] = percentiles(truth.match_lateness(caps["sender"], a2b, s_ip, True)
+                                          + truth.match_lateness(caps["receiver"], b2a, r_ip, True))
     emu["egress_lateness"] = percentiles(
-        _lateness(caps["receiver"], a2b, seen["receiver"]["sender"][0], False)
-        + _lateness(caps["sender"], b2a, seen["sender"]["receiver"][0], False))
+        truth.match_lateness(caps["receiver"], a2b, seen["receiver"]["sender"][0], False)
+        + truth.match_lateness(caps["sender"], b2a, seen["sender"]["receiver"][0], False))
     emu.update(raw["emulator"])
     emu["middle_position"] = middle_position(spec)
 
@@ -161,8 +139,8 @@ def build(draw: dict, raw: dict) -> dict:
         "captures": captures,
         "emulator": emu,
         "series": kernel_series(snd),
-        "tcp_info": {"sender": _columns(snd, SENDER_FIELDS),
-                     "receiver": _columns(rcv, RECEIVER_FIELDS)},
+        "tcp_info": {"sender": truth.pick_columns(snd, SENDER_FIELDS),
+                     "receiver": truth.pick_columns(rcv, RECEIVER_FIELDS)},
     }
     doc["labels"] = compute_labels(doc, rows)
     doc["honesty"] = {"problems": problems(doc)}

@@ -66,7 +66,7 @@ def _read_capture(path: str):
     return [(ts, seg) for ts, _, raw in pcap.read(path) if (seg := parse_ip_tcp(raw))]
 
 
-def _match_lateness(capture, rows, src: str, cap_is_before: bool) -> list[int]:
+def match_lateness(capture, rows, src: str, cap_is_before: bool) -> list[int]:
     """Time between a packet's capture stamp and the emulator's read/write of the same packet."""
     # (ip_id, seq, ack, len, flags) tells packets apart; repeats are matched first-in first-out.
     pending = defaultdict(deque)
@@ -85,7 +85,7 @@ def _match_lateness(capture, rows, src: str, cap_is_before: bool) -> list[int]:
     return out
 
 
-def _columns(series: dict, fields: list[str]) -> dict:
+def pick_columns(series: dict, fields: list[str]) -> dict:
     return {k: series[k] for k in fields if k in series}
 
 
@@ -108,9 +108,9 @@ def build(sc, raw: dict) -> dict:
     a2b = [r for r in rows if r["dir"] == DATA_DIR]
     b2a = [r for r in rows if r["dir"] == ACK_DIR]
     emu["ingress_lateness"] = percentiles(
-        _match_lateness(snd_cap, a2b, s_ip, True) + _match_lateness(rcv_cap, b2a, r_ip, True))
+        match_lateness(snd_cap, a2b, s_ip, True) + match_lateness(rcv_cap, b2a, r_ip, True))
     emu["egress_lateness"] = percentiles(
-        _match_lateness(rcv_cap, a2b, s_ip, False) + _match_lateness(snd_cap, b2a, r_ip, False))
+        match_lateness(rcv_cap, a2b, s_ip, False) + match_lateness(snd_cap, b2a, r_ip, False))
     emu.update(raw["emulator"])
 
     data_at_rcv = [ts for ts, s in rcv_cap if s.src == s_ip and s.payload > 0]
@@ -149,8 +149,8 @@ def build(sc, raw: dict) -> dict:
         "expected": exp,
         "captures": captures,
         "emulator": emu,
-        "tcp_info": {"sender": _columns(snd["tcp_info"], SENDER_FIELDS),
-                     "receiver": _columns(rcv["tcp_info"], RECEIVER_FIELDS)},
+        "tcp_info": {"sender": pick_columns(snd["tcp_info"], SENDER_FIELDS),
+                     "receiver": pick_columns(rcv["tcp_info"], RECEIVER_FIELDS)},
         "final_tcp_info": {"sender": final_snd,
                            "receiver": {k: v[-1] for k, v in rcv["tcp_info"].items()}},
     }
