@@ -18,6 +18,17 @@ struct Ack {
     seg: u32,
 }
 
+/// An ACK as a question's answer: when it passed the capture (A's clock), its frame, and
+/// the receiver's TSval it carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckSeen {
+    pub t: i64,
+    pub frame: u64,
+    pub tsval: Option<u32>,
+    /// No earlier ACK carried the same TSval: a TSecr equal to it echoes this ACK or a later one.
+    pub first_of_its_tick: bool,
+}
+
 /// ACKs scanned at most for one question (a loss episode rarely spans more).
 const SCAN_LIMIT: usize = 50_000;
 
@@ -80,13 +91,22 @@ impl<'a> AckTimeline<'a> {
     /// The first ACK in [from, until) whose cumulative ACK or one SACK block covers
     /// [start, end): its frame.
     pub fn covered(&self, start: i64, end: i64, from: i64, until: i64) -> Option<u64> {
+        self.first_covering(start, end, from, until).map(|a| a.frame)
+    }
+
+    /// The first ACK in [from, until) whose cumulative ACK or one SACK block covers
+    /// [start, end).
+    pub fn first_covering(&self, start: i64, end: i64, from: i64, until: i64) -> Option<AckSeen> {
         let i = self.first_at(from);
-        for a in self.acks[i..].iter().take(SCAN_LIMIT) {
+        for (k, a) in self.acks[i..].iter().take(SCAN_LIMIT).enumerate() {
             if a.t >= until {
                 break;
             }
             if a.cum >= end || self.blocks(a).any(|(l, r)| l <= start && r >= end) {
-                return Some(self.side.seg(a.seg).frame);
+                let s = self.side.seg(a.seg);
+                let before = (i + k).checked_sub(1).map(|j| self.side.seg(self.acks[j].seg));
+                let first_of_its_tick = s.has_ts() && before.is_none_or(|b| !b.has_ts() || b.tsval != s.tsval);
+                return Some(AckSeen { t: a.t, frame: s.frame, tsval: s.has_ts().then_some(s.tsval), first_of_its_tick });
             }
         }
         None

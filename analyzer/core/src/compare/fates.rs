@@ -14,7 +14,9 @@
 //!   such packet (its bytes: the hole it leaves in the sequence space, else the bytes of the
 //!   packet after it, sent again); otherwise, bytes below the highest sequence number
 //!   already seen at U that U sees for the first time, in a retransmission, and that D did
-//!   not see before either (one row per such retransmission);
+//!   not see before either (one row per such retransmission); and each time the sender
+//!   sent those bytes again before U saw them ([`resend`](super::resend)), one more row
+//!   (over IPv4 only where the identifications miss a packet there);
 //! - seen at D only: `not_captured` at U;
 //! - seen while the other capture was not running: `outside`.
 //!
@@ -23,6 +25,7 @@
 
 use super::acks::AckTimeline;
 use super::clock::Clock;
+use super::resend::{self, Hole, Repeat};
 use super::segments::{DirMatch, NONE};
 use super::side::{Side, Unwrap};
 
@@ -319,6 +322,9 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     let (d_side, d_rev, d_base, d_to_a): (&Side, &[u32], u32, &dyn Fn(i64) -> i64) =
         if x.a_upstream { (x.b, x.rb, base_b, &b_to_a) } else { (x.a, x.ra, base_a, &same) };
     let acks = AckTimeline::new(d_side, d_rev, d_base, d_to_a);
+    let (u_side, u_rev, u_base, u_to_a): (&Side, &[u32], u32, &dyn Fn(i64) -> i64) =
+        if x.a_upstream { (x.a, x.ra, base_a, &same) } else { (x.b, x.rb, base_b, &b_to_a) };
+    let acks_u = AckTimeline::new(u_side, u_rev, u_base, u_to_a);
     let tx_d = Transmissions::new(&d.pos, &d.lens, &d.t);
     let frames = |up: Option<u32>, down: Option<u32>| -> (Option<u64>, Option<u64>) {
         let fu = up.map(|p| u.frame(p));
@@ -451,6 +457,24 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         }
     }
     let mut next_gap = 0usize;
+    let (holes, hole_bytes) = holes(u, &held_before_u);
+    let tsecr: Vec<Option<u32>> = u.list.iter().map(|&i| u.side.seg(i)).map(|g| g.has_ts().then_some(g.tsecr)).collect();
+    let sent = resend::Sent { pos: &u.pos, lens: &u.lens, t: &u.t, tsecr: &tsecr };
+    // A sender that has seen reordering waits longer before deeming a transmission lost
+    // (RACK's reordering window grows): its next move no longer dates the loss.
+    let reordering_seen = !held_before_u.ranges.is_empty() || st.reordered > 0 || acks_u.dsack(i64::MIN, i64::MAX, i64::MIN, i64::MAX).is_some();
+    let repeats: Vec<Repeat> = if reordering_seen { Vec::new() } else { resend::repeats(&sent, &holes, &acks_u) };
+    let (mut next_hole, mut next_repeat) = (0usize, 0usize);
+    let lost_before = |rows: &mut Vec<FateRow>, st: &mut DirStats, (ps, pe): (i64, i64), ev: (Option<u64>, Option<u64>)| {
+        let mut r = row((None, None), (None, None), ps, (pe - ps) as u32, Fate::LostBefore);
+        set_evidence(&mut r, ev);
+        r.retrans = true;
+        if x.keep_rows {
+            rows.push(r);
+        }
+        st.lost_before += 1;
+        keep(&mut st.ev_before, ev);
+    };
 
     // Upstream rows, and the originals lost before U.
     for p in 0..u.list.len() as u32 {
@@ -466,6 +490,22 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         // before U, unless D saw it (U missed it: counted below).
         while next_gap < gap_at.len() && gap_at[next_gap].0 < p {
             next_gap += 1;
+        }
+        // Holes sent again just before this packet and lost before U. Where the
+        // identifications count packets, only as many as are missing here.
+        while next_repeat < repeats.len() && repeats[next_repeat].before == p {
+            let h = holes[repeats[next_repeat].hole as usize];
+            next_repeat += 1;
+            if !inside {
+                continue;
+            }
+            if id_gaps.is_some() {
+                match gap_at[next_gap..].iter_mut().take_while(|g| g.0 == p).find(|g| g.2 > 0) {
+                    Some(g) => g.2 -= 1,
+                    None => continue,
+                }
+            }
+            lost_before(rows, &mut st, (h.start, h.end), frames(Some(p), (q != NONE).then_some(q)));
         }
         while next_gap < gap_at.len() && gap_at[next_gap].0 == p {
             let (_, before, missing) = gap_at[next_gap];
@@ -521,23 +561,15 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
                     continue;
                 }
                 placed.add(ps, pe);
-                let mut r = row((None, None), (None, None), ps, (pe - ps) as u32, Fate::LostBefore);
-                let ev = frames(Some(p), (q != NONE).then_some(q));
-                set_evidence(&mut r, ev);
-                r.retrans = true;
-                if x.keep_rows {
-                    rows.push(r);
-                }
-                st.lost_before += 1;
-                keep(&mut st.ev_before, ev);
+                lost_before(rows, &mut st, (ps, pe), frames(Some(p), (q != NONE).then_some(q)));
             }
         }
         let mut retrans = false;
         if len > 0 {
-            if let Some(h) = highest {
-                retrans = s < h;
-                let mut hole: Vec<(i64, i64)> =
-                    cov.gaps(s, e.min(h)).into_iter().flat_map(|(a, b)| held_before_u.gaps(a, b)).collect();
+            retrans = highest.is_some_and(|h| s < h);
+            if next_hole < holes.len() && holes[next_hole].at == p {
+                let mut hole = hole_bytes[next_hole].clone();
+                next_hole += 1;
                 if id_gaps.is_some() {
                     // Holes the identification gaps did not explain (their bytes placed
                     // elsewhere) are still losses before U.
@@ -547,15 +579,7 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
                     let (hs, he) = (hole[0].0, hole[hole.len() - 1].1);
                     // Seen at D before this retransmission: U missed it, counted below.
                     if !tx_d.any_before(hs, he, t + owd_min + tol, d_only) {
-                        let mut r = row((None, None), (None, None), hs, (he - hs) as u32, Fate::LostBefore);
-                        let ev = frames(Some(p), (q != NONE).then_some(q));
-                        set_evidence(&mut r, ev);
-                        r.retrans = true;
-                        if x.keep_rows {
-                            rows.push(r);
-                        }
-                        st.lost_before += 1;
-                        keep(&mut st.ev_before, ev);
+                        lost_before(rows, &mut st, (hs, he), frames(Some(p), (q != NONE).then_some(q)));
                     }
                 }
             }
@@ -658,6 +682,30 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         st.owd = Some(Owd { min: owds[0], p50: at(0.5), p95: at(0.95), max: owds[owds.len() - 1], samples: owds.len() as u64 });
     }
     st
+}
+
+/// The retransmissions at U that carry bytes U never saw before (and that were not held
+/// back before U): each as the span of those bytes, and the bytes themselves.
+fn holes(u: &View<'_>, held_before_u: &Coverage) -> (Vec<Hole>, Vec<Vec<(i64, i64)>>) {
+    let (mut cov, mut highest) = (Coverage::default(), None::<i64>);
+    let (mut spans, mut bytes) = (Vec::new(), Vec::new());
+    for p in 0..u.list.len() {
+        let (s, len) = (u.pos[p], u.lens[p]);
+        if len == 0 {
+            continue;
+        }
+        let e = s + len as i64;
+        if let Some(h) = highest {
+            let hole: Vec<(i64, i64)> = cov.gaps(s, e.min(h)).into_iter().flat_map(|(a, b)| held_before_u.gaps(a, b)).collect();
+            if let (Some(first), Some(last)) = (hole.first(), hole.last()) {
+                spans.push(Hole { at: p as u32, start: first.0, end: last.1 });
+                bytes.push(hole);
+            }
+        }
+        cov.add(s, e);
+        highest = Some(highest.map_or(e, |h| h.max(e)));
+    }
+    (spans, bytes)
 }
 
 /// The gaps in U's IPv4 identifications for this direction, when they are one sender's

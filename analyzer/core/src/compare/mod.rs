@@ -20,6 +20,7 @@ pub mod ipid;
 pub mod localise;
 pub mod matching;
 pub mod record;
+pub mod resend;
 pub mod rewrites;
 pub mod segments;
 pub mod side;

@@ -31,6 +31,8 @@ pub struct Seg {
     /// Payload bytes (`tcp.len`).
     pub len: u32,
     pub tsval: u32,
+    /// The timestamp echo reply (TSecr): the peer's TSval the sender had seen last.
+    pub tsecr: u32,
     /// Flow number (`tcp.stream`) in its capture.
     pub flow: u32,
     /// Index of its first SACK block in [`Capture::sacks`].
@@ -153,9 +155,9 @@ impl Recorder {
         let n_sack = o.sack_count.min(4);
         let sack_at = self.sacks.len() as u32;
         self.sacks.extend_from_slice(o.sack_blocks());
-        let (tsval, has_ts) = match o.timestamps {
-            Some((v, _)) => (v, BIT_TS),
-            None => (0, 0),
+        let (tsval, tsecr, has_ts) = match o.timestamps {
+            Some((v, e)) => (v, e, BIT_TS),
+            None => (0, 0, 0),
         };
         let bits = place.dir.index() as u8
             | has_ts
@@ -177,6 +179,7 @@ impl Recorder {
             ack: seg.ack,
             len: seg.payload_len,
             tsval,
+            tsecr,
             flow: place.flow,
             sack_at,
             ip_id: seg.ip_id,

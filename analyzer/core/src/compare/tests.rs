@@ -265,3 +265,79 @@ fn captures_of_different_transfers_have_no_flow_in_common() {
     assert_eq!(c.pairs.len(), 2, "each flow reported as seen in one capture only");
     assert!(c.pairs.iter().all(|p| p.findings.iter().any(|f| f.id == FindingId::FlowOneSide)));
 }
+
+/// The client's transfer of 2001:3001 lost before its own capture, twice, with no IP
+/// identification to count the packets (every id 0, as over IPv6): the server's SACKs of
+/// three later segments pass A, then the client sends new data echoing the third SACK's
+/// TSval — so it had sent 2001:3001 again before that, and A never saw it.
+fn lost_twice_before_a(resend_seen_at_ms: Option<&'static str>) -> (Vec<&'static str>, Vec<&'static str>) {
+    let mut a = with(&HANDSHAKE_A, &[
+        "21 > PA seq 1 ack 1 len 1000 ts 100 ecr 0 id 0",
+        "22 > PA seq 1001 ack 1 len 1000 ts 101 ecr 0 id 0",
+        "24 > PA seq 3001 ack 1 len 1000 ts 103 ecr 0 id 0",
+        "25 > PA seq 4001 ack 1 len 1000 ts 104 ecr 0 id 0",
+        "26 > PA seq 5001 ack 1 len 1000 ts 105 ecr 0 id 0",
+        "41 < A  seq 1 ack 1001 ts 500 ecr 100 id 0",
+        "42 < A  seq 1 ack 2001 ts 501 ecr 101 id 0",
+        "44 < A  seq 1 ack 2001 sack 3001-4001 ts 503 ecr 103 id 0",
+        "45 < A  seq 1 ack 2001 sack 3001-5001 ts 504 ecr 104 id 0",
+        "46 < A  seq 1 ack 2001 sack 3001-6001 ts 505 ecr 105 id 0",
+    ]);
+    let mut b = with(&HANDSHAKE_B, &[
+        "31 > PA seq 1 ack 1 len 1000 ts 100 ecr 0 id 0",
+        "31 < A  seq 1 ack 1001 ts 500 ecr 100 id 0",
+        "32 > PA seq 1001 ack 1 len 1000 ts 101 ecr 0 id 0",
+        "32 < A  seq 1 ack 2001 ts 501 ecr 101 id 0",
+        "34 > PA seq 3001 ack 1 len 1000 ts 103 ecr 0 id 0",
+        "34 < A  seq 1 ack 2001 sack 3001-4001 ts 503 ecr 103 id 0",
+        "35 > PA seq 4001 ack 1 len 1000 ts 104 ecr 0 id 0",
+        "35 < A  seq 1 ack 2001 sack 3001-5001 ts 504 ecr 104 id 0",
+        "36 > PA seq 5001 ack 1 len 1000 ts 105 ecr 0 id 0",
+        "36 < A  seq 1 ack 2001 sack 3001-6001 ts 505 ecr 105 id 0",
+    ]);
+    match resend_seen_at_ms {
+        // The first retransmission passes A: one loss before A.
+        Some(line_a) => {
+            a.extend([line_a, "47 > PA seq 6001 ack 1 len 1000 ts 107 ecr 505 id 0", "67 < A  seq 1 ack 7001 ts 525 ecr 107 id 0"]);
+            b.extend([
+                "57 > PA seq 2001 ack 1 len 1000 ts 106 ecr 505 id 0",
+                "57 > PA seq 6001 ack 1 len 1000 ts 107 ecr 505 id 0",
+                "57 < A  seq 1 ack 7001 ts 525 ecr 107 id 0",
+            ]);
+        }
+        // New data first: the retransmission before it was lost too.
+        None => {
+            a.extend([
+                "47 > PA seq 6001 ack 1 len 1000 ts 107 ecr 505 id 0",
+                "67 < A  seq 1 ack 2001 sack 3001-7001 ts 525 ecr 107 id 0",
+                "68 > PA seq 2001 ack 1 len 1000 ts 128 ecr 525 id 0",
+                "88 < A  seq 1 ack 7001 ts 546 ecr 128 id 0",
+            ]);
+            b.extend([
+                "57 > PA seq 6001 ack 1 len 1000 ts 107 ecr 505 id 0",
+                "57 < A  seq 1 ack 2001 sack 3001-7001 ts 525 ecr 107 id 0",
+                "78 > PA seq 2001 ack 1 len 1000 ts 128 ecr 525 id 0",
+                "78 < A  seq 1 ack 7001 ts 546 ecr 128 id 0",
+            ]);
+        }
+    }
+    (a, b)
+}
+
+#[test]
+fn new_data_after_three_later_segments_were_sacked_shows_a_retransmission_lost_before_the_first_point() {
+    let (a, b) = lost_twice_before_a(None);
+    let c = run(&A, &a, &B, &b);
+    let p = only_pair(&c);
+    assert_eq!((up(p).lost_between, up(p).lost_before, up(p).lost_after), (0, 2, 0), "the original and one retransmission");
+    let rows: Vec<_> = c.fates.iter().filter(|r| r.fate == super::fates::Fate::LostBefore).map(|r| (r.rel_seq, r.len, r.evidence_a)).collect();
+    assert_eq!(rows, vec![(2001, 1000, 14), (2001, 1000, 16)], "new data (A's frame 14) betrays the lost retransmission; frame 16 is the one that passed");
+}
+
+#[test]
+fn a_retransmission_before_any_new_data_is_the_only_one() {
+    let (a, b) = lost_twice_before_a(Some("46.5 > PA seq 2001 ack 1 len 1000 ts 106 ecr 505 id 0"));
+    let c = run(&A, &a, &B, &b);
+    let p = only_pair(&c);
+    assert_eq!((up(p).lost_between, up(p).lost_before, up(p).lost_after), (0, 1, 0), "the original only");
+}

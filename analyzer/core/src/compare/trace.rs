@@ -3,7 +3,7 @@
 //! One line per packet: time in ms, `>` (client → server) or `<` (server → client), the
 //! flags (`S`, `SA`, `A`, `PA`, `FA`, `R`), then `key value` pairs: `seq` and `ack`
 //! (relative to each side's ISN, as Wireshark shows them), `len` (payload bytes), `win`,
-//! `id` (IPv4 identification), `ttl`, `tos`, `ts` (TSval), `mss`, `ws` (window scale),
+//! `id` (IPv4 identification), `ttl`, `tos`, `ts` (TSval), `ecr` (TSecr), `mss`, `ws` (window scale),
 //! `sack L-R` (relative, the peer's numbers). The same lines seen at another point are the
 //! same [`Point`] with other addresses, ISNs or clock: a NAT or an ISN-randomising box.
 
@@ -80,7 +80,7 @@ fn packet(at: &Point, line: &str) -> (f64, Vec<u8>) {
         };
     }
     let (mut seq, mut ack, mut len, mut win, mut id, mut ttl, mut tos) = (0u32, 0u32, 0u32, 1000u16, 0u16, 64u8, 0u8);
-    let (mut ts, mut mss, mut ws, mut sack) = (None, None, None, Vec::new());
+    let (mut ts, mut ecr, mut mss, mut ws, mut sack) = (None, 0u32, None, None, Vec::new());
     while let Some(k) = words.next() {
         let v = words.next().unwrap_or_else(|| panic!("value of {k} in {line:?}"));
         let n = || v.parse::<u32>().unwrap_or_else(|_| panic!("{k} {v} in {line:?}"));
@@ -93,6 +93,7 @@ fn packet(at: &Point, line: &str) -> (f64, Vec<u8>) {
             "ttl" => ttl = n() as u8,
             "tos" => tos = n() as u8,
             "ts" => ts = Some(n()),
+            "ecr" => ecr = n(),
             "mss" => mss = Some(n() as u16),
             "ws" => ws = Some(n() as u8),
             "sack" => {
@@ -118,7 +119,7 @@ fn packet(at: &Point, line: &str) -> (f64, Vec<u8>) {
     if let Some(t) = ts {
         opts.extend_from_slice(&[1, 1, 8, 10]);
         opts.extend_from_slice(&t.to_be_bytes());
-        opts.extend_from_slice(&0u32.to_be_bytes());
+        opts.extend_from_slice(&ecr.to_be_bytes());
     }
     if !sack.is_empty() {
         opts.extend_from_slice(&[1, 1, 5, 2 + 8 * sack.len() as u8]);
