@@ -16,7 +16,9 @@
 //!   already seen at U that U sees for the first time, in a retransmission, and that D did
 //!   not see before either (one row per such retransmission); and each time the sender
 //!   sent those bytes again before U saw them ([`resend`](super::resend)), one more row
-//!   (over IPv4 only where the identifications miss a packet there);
+//!   (over IPv4 only on a missing identification between the hole's previous transmission
+//!   and the retransmission above it that shows the repeat; gaps of more than
+//!   [`PLACEABLE`](super::ipid::PLACEABLE) packets serve only these);
 //! - seen at D only: `not_captured` at U;
 //! - seen while the other capture was not running: `outside`.
 //!
@@ -425,7 +427,8 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
 
     // Packets missing from U's numbering, by the position of the packet after the gap.
     let id_gaps = identification_gaps(u, d);
-    let mut gap_at: Vec<(u32, u32, u32)> = id_gaps.iter().flatten().map(|g| (g.after, g.before, g.missing)).collect();
+    // (after, before, missing not yet placed, missing).
+    let mut gap_at: Vec<(u32, u32, u32, u32)> = id_gaps.iter().flatten().map(|g| (g.after, g.before, g.missing, g.missing)).collect();
     gap_at.sort_unstable();
     let d_ids = (x.ip_id_kept && !gap_at.is_empty()).then(|| {
         let mut m: ahash::AHashMap<u16, Vec<i64>> = ahash::AHashMap::new();
@@ -463,7 +466,22 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     // A sender that has seen reordering waits longer before deeming a transmission lost
     // (RACK's reordering window grows): its next move no longer dates the loss.
     let reordering_seen = !held_before_u.ranges.is_empty() || st.reordered > 0 || acks_u.dsack(i64::MIN, i64::MAX, i64::MIN, i64::MAX).is_some();
-    let repeats: Vec<Repeat> = if reordering_seen { Vec::new() } else { resend::repeats(&sent, &holes, &acks_u) };
+    let mut repeats: Vec<Repeat> = if reordering_seen { Vec::new() } else { resend::repeats(&sent, &holes, &acks_u) };
+    if id_gaps.is_some() {
+        // Where the identifications count packets, a repeat stands only on a packet missing
+        // between the hole's previous transmission and the sender's next move (the nearest).
+        repeats.retain(|r| {
+            let lo = gap_at.partition_point(|g| g.0 <= r.since);
+            let hi = gap_at.partition_point(|g| g.0 <= r.before);
+            match gap_at[lo..hi].iter_mut().rev().find(|g| g.2 > 0) {
+                Some(g) => {
+                    g.2 -= 1;
+                    true
+                }
+                None => false,
+            }
+        });
+    }
     let (mut next_hole, mut next_repeat) = (0usize, 0usize);
     let lost_before = |rows: &mut Vec<FateRow>, st: &mut DirStats, (ps, pe): (i64, i64), ev: (Option<u64>, Option<u64>)| {
         let mut r = row((None, None), (None, None), ps, (pe - ps) as u32, Fate::LostBefore);
@@ -491,26 +509,18 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         while next_gap < gap_at.len() && gap_at[next_gap].0 < p {
             next_gap += 1;
         }
-        // Holes sent again just before this packet and lost before U. Where the
-        // identifications count packets, only as many as are missing here.
+        // Holes sent again before this packet and lost before U.
         while next_repeat < repeats.len() && repeats[next_repeat].before == p {
             let h = holes[repeats[next_repeat].hole as usize];
             next_repeat += 1;
-            if !inside {
-                continue;
+            if inside {
+                lost_before(rows, &mut st, (h.start, h.end), frames(Some(p), (q != NONE).then_some(q)));
             }
-            if id_gaps.is_some() {
-                match gap_at[next_gap..].iter_mut().take_while(|g| g.0 == p).find(|g| g.2 > 0) {
-                    Some(g) => g.2 -= 1,
-                    None => continue,
-                }
-            }
-            lost_before(rows, &mut st, (h.start, h.end), frames(Some(p), (q != NONE).then_some(q)));
         }
         while next_gap < gap_at.len() && gap_at[next_gap].0 == p {
-            let (_, before, missing) = gap_at[next_gap];
+            let (_, before, missing, counted) = gap_at[next_gap];
             next_gap += 1;
-            if !inside {
+            if !inside || counted > super::ipid::PLACEABLE {
                 continue;
             }
             let h = highest.unwrap_or(s);

@@ -25,7 +25,11 @@ const MIN_SEQUENTIAL: f64 = 0.9;
 /// Packets needed to judge the numbering.
 const MIN_PACKETS: usize = 8;
 /// Larger steps are not read as losses (another counter, a restart, a long outage).
-const MAX_GAP: i64 = 16;
+const MAX_GAP: i64 = 1024;
+/// Steps up to this many missing packets are small enough to say which bytes they carried
+/// from the sequence space around them; larger ones (whole bursts lost, recovery rounds
+/// lost again) only count packets that something else places.
+pub const PLACEABLE: u32 = 16;
 
 /// The gaps in the identifications `ids` (capture order, one per packet of the direction),
 /// or None when they are not one sender's sequential counter.
@@ -76,6 +80,13 @@ mod tests {
         let mut ids = vec![65_533, 65_534, 0, 65_535];
         ids.extend(1..40);
         assert_eq!(gaps(&ids), Some(vec![]));
+    }
+
+    #[test]
+    fn a_whole_burst_missing_is_one_large_gap() {
+        let mut ids: Vec<u16> = (0..20).collect();
+        ids.extend(60..80);
+        assert_eq!(gaps(&ids), Some(vec![Gap { before: 19, after: 20, missing: 40 }]));
     }
 
     #[test]

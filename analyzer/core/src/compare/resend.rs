@@ -11,22 +11,20 @@
 //!   ACK or SACK, seen at U on its way back) three segments the sender sent after it
 //!   (RFC 6675 DupThresh; RACK, RFC 8985, with the reordering window of a sender that has
 //!   seen no reordering: 0 from then on);
-//! - a sender that has deemed a segment lost retransmits it before any segment above it and
-//!   before new data (RFC 6675 §4 NextSeg(), rules 1 and 2; Linux walks its retransmission
-//!   queue upward the same way);
+//! - a sender that has deemed segments lost retransmits them lowest first (RFC 6675 §4
+//!   NextSeg(), rule 1; Linux walks its retransmission queue upward the same way);
 //! - a segment whose TSecr is past that ACK's TSval (or equal to it, when no earlier ACK
 //!   carried that TSval) left after the sender read the ACK (RFC 7323 §4.3: TSecr echoes
 //!   the latest TSval received).
 //!
-//! A sender that has seen reordering widens that window (RACK's grows with the reordering
-//! and D-SACKs it saw), so the caller asks only when neither capture shows reordering and
-//! the receiver sent no D-SACK.
-//!
-//! So when, after that ACK, the sender sends new data or retransmits bytes above the hole
-//! before U sees the hole's bytes again, it had retransmitted the hole in between and that
-//! transmission was lost before U. Each such loss moves the hole's latest transmission to
-//! that point and the question is asked again. Without timestamps the order of the sender's
-//! reading and sending is not visible at U and nothing is inferred.
+//! So when, after that ACK, the sender retransmits bytes above the hole before U sees the
+//! hole's bytes again, it had retransmitted the hole just before and that transmission was
+//! lost before U. That moves the hole's latest transmission there and the question is asked
+//! again. New data proves nothing: a paced sender slips new data in between the
+//! retransmissions of one upward pass (the lab's BBR senders do). A sender that has seen
+//! reordering widens RACK's window, so the caller asks only when neither capture shows
+//! reordering and the receiver sent no D-SACK. Without timestamps the order of the
+//! sender's reading and sending is not visible at U and nothing is inferred.
 
 use super::acks::{AckSeen, AckTimeline};
 
@@ -38,9 +36,11 @@ pub struct Hole {
     pub end: i64,
 }
 
-/// A transmission of hole `hole` lost before U, sent just before U's position `before`.
+/// A transmission of hole `hole` lost before U, sent after U's position `since` and before
+/// its position `before`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Repeat {
+    pub since: u32,
     pub before: u32,
     pub hole: u32,
 }
@@ -83,16 +83,16 @@ pub fn repeats(u: &Sent<'_>, holes: &[Hole], acks: &AckTimeline<'_>) -> Vec<Repe
         let mut latest = top_after.partition_point(|&x| x <= h.start);
         for _ in 0..MAX_REPEATS {
             let Some(next) = next_move(u, &top_before, h, latest, seen, acks) else { break };
-            out.push(Repeat { before: next as u32, hole: n as u32 });
+            out.push(Repeat { since: latest as u32, before: next as u32, hole: n as u32 });
             latest = next;
         }
     }
-    out.sort_unstable_by_key(|r| (r.before, r.hole));
+    out.sort_unstable_by_key(|r| (r.before, r.since, r.hole));
     out
 }
 
 /// The first position before `seen` where the sender, having read an ACK that deems the
-/// transmission of `h` sent just before `latest` lost, sends new data or bytes above `h`.
+/// transmission of `h` sent just before `latest` lost, retransmits bytes above `h`.
 fn next_move(u: &Sent<'_>, top_before: &[i64], h: &Hole, latest: usize, seen: usize, acks: &AckTimeline<'_>) -> Option<usize> {
     if latest >= seen {
         return None;
@@ -113,7 +113,7 @@ fn next_move(u: &Sent<'_>, top_before: &[i64], h: &Hole, latest: usize, seen: us
             d > 0 || (d == 0 && deemed_lost.first_of_its_tick)
         };
         let read_it = u.tsecr[j].is_some_and(after) && u.t[j] > deemed_lost.t;
-        let above = u.pos[j] >= h.end || u.pos[j] >= top_before[j];
+        let above = u.pos[j] >= h.end && u.pos[j] < top_before[j];
         read_it && u.lens[j] > 0 && above
     })
 }

@@ -266,78 +266,104 @@ fn captures_of_different_transfers_have_no_flow_in_common() {
     assert!(c.pairs.iter().all(|p| p.findings.iter().any(|f| f.id == FindingId::FlowOneSide)));
 }
 
-/// The client's transfer of 2001:3001 lost before its own capture, twice, with no IP
-/// identification to count the packets (every id 0, as over IPv6): the server's SACKs of
-/// three later segments pass A, then the client sends new data echoing the third SACK's
-/// TSval — so it had sent 2001:3001 again before that, and A never saw it.
-fn lost_twice_before_a(resend_seen_at_ms: Option<&'static str>) -> (Vec<&'static str>, Vec<&'static str>) {
-    let mut a = with(&HANDSHAKE_A, &[
+/// The client's 2001:3001 and 4001:5001 lost before its own capture, with no IP
+/// identification to count packets (every id 0, as over IPv6). The server's SACKs of the
+/// segments sent after them pass A (the third, for 6001:7001, carries TSval 506); what the
+/// client sends next, as A sees it, is `tail` (and B the same 10 ms later, ACKs 10 ms
+/// earlier). Returns (lost_before rows as (rel_seq, A's evidence frame), lost_before count).
+fn lost_before_a_then(tail_a: &[&'static str], tail_b: &[&'static str]) -> (Vec<(i64, u64)>, u64) {
+    let a = with(&HANDSHAKE_A, &[
         "21 > PA seq 1 ack 1 len 1000 ts 100 ecr 0 id 0",
         "22 > PA seq 1001 ack 1 len 1000 ts 101 ecr 0 id 0",
         "24 > PA seq 3001 ack 1 len 1000 ts 103 ecr 0 id 0",
-        "25 > PA seq 4001 ack 1 len 1000 ts 104 ecr 0 id 0",
         "26 > PA seq 5001 ack 1 len 1000 ts 105 ecr 0 id 0",
+        "27 > PA seq 6001 ack 1 len 1000 ts 106 ecr 0 id 0",
+        "28 > PA seq 7001 ack 1 len 1000 ts 107 ecr 0 id 0",
         "41 < A  seq 1 ack 1001 ts 500 ecr 100 id 0",
         "42 < A  seq 1 ack 2001 ts 501 ecr 101 id 0",
         "44 < A  seq 1 ack 2001 sack 3001-4001 ts 503 ecr 103 id 0",
-        "45 < A  seq 1 ack 2001 sack 3001-5001 ts 504 ecr 104 id 0",
-        "46 < A  seq 1 ack 2001 sack 3001-6001 ts 505 ecr 105 id 0",
+        "46 < A  seq 1 ack 2001 sack 5001-6001 sack 3001-4001 ts 505 ecr 105 id 0",
+        "47 < A  seq 1 ack 2001 sack 5001-7001 sack 3001-4001 ts 506 ecr 106 id 0",
+        "48 < A  seq 1 ack 2001 sack 5001-8001 sack 3001-4001 ts 507 ecr 107 id 0",
     ]);
-    let mut b = with(&HANDSHAKE_B, &[
+    let b = with(&HANDSHAKE_B, &[
         "31 > PA seq 1 ack 1 len 1000 ts 100 ecr 0 id 0",
         "31 < A  seq 1 ack 1001 ts 500 ecr 100 id 0",
         "32 > PA seq 1001 ack 1 len 1000 ts 101 ecr 0 id 0",
         "32 < A  seq 1 ack 2001 ts 501 ecr 101 id 0",
         "34 > PA seq 3001 ack 1 len 1000 ts 103 ecr 0 id 0",
         "34 < A  seq 1 ack 2001 sack 3001-4001 ts 503 ecr 103 id 0",
-        "35 > PA seq 4001 ack 1 len 1000 ts 104 ecr 0 id 0",
-        "35 < A  seq 1 ack 2001 sack 3001-5001 ts 504 ecr 104 id 0",
         "36 > PA seq 5001 ack 1 len 1000 ts 105 ecr 0 id 0",
-        "36 < A  seq 1 ack 2001 sack 3001-6001 ts 505 ecr 105 id 0",
+        "36 < A  seq 1 ack 2001 sack 5001-6001 sack 3001-4001 ts 505 ecr 105 id 0",
+        "37 > PA seq 6001 ack 1 len 1000 ts 106 ecr 0 id 0",
+        "37 < A  seq 1 ack 2001 sack 5001-7001 sack 3001-4001 ts 506 ecr 106 id 0",
+        "38 > PA seq 7001 ack 1 len 1000 ts 107 ecr 0 id 0",
+        "38 < A  seq 1 ack 2001 sack 5001-8001 sack 3001-4001 ts 507 ecr 107 id 0",
     ]);
-    match resend_seen_at_ms {
-        // The first retransmission passes A: one loss before A.
-        Some(line_a) => {
-            a.extend([line_a, "47 > PA seq 6001 ack 1 len 1000 ts 107 ecr 505 id 0", "67 < A  seq 1 ack 7001 ts 525 ecr 107 id 0"]);
-            b.extend([
-                "57 > PA seq 2001 ack 1 len 1000 ts 106 ecr 505 id 0",
-                "57 > PA seq 6001 ack 1 len 1000 ts 107 ecr 505 id 0",
-                "57 < A  seq 1 ack 7001 ts 525 ecr 107 id 0",
-            ]);
-        }
-        // New data first: the retransmission before it was lost too.
-        None => {
-            a.extend([
-                "47 > PA seq 6001 ack 1 len 1000 ts 107 ecr 505 id 0",
-                "67 < A  seq 1 ack 2001 sack 3001-7001 ts 525 ecr 107 id 0",
-                "68 > PA seq 2001 ack 1 len 1000 ts 128 ecr 525 id 0",
-                "88 < A  seq 1 ack 7001 ts 546 ecr 128 id 0",
-            ]);
-            b.extend([
-                "57 > PA seq 6001 ack 1 len 1000 ts 107 ecr 505 id 0",
-                "57 < A  seq 1 ack 2001 sack 3001-7001 ts 525 ecr 107 id 0",
-                "78 > PA seq 2001 ack 1 len 1000 ts 128 ecr 525 id 0",
-                "78 < A  seq 1 ack 7001 ts 546 ecr 128 id 0",
-            ]);
-        }
-    }
-    (a, b)
+    let c = run(&A, &with(&a, tail_a), &B, &with(&b, tail_b));
+    let p = only_pair(&c);
+    assert_eq!((up(p).lost_between, up(p).lost_after), (0, 0));
+    let rows = c.fates.iter().filter(|r| r.fate == super::fates::Fate::LostBefore).map(|r| (r.rel_seq, r.evidence_a)).collect();
+    (rows, up(p).lost_before)
 }
 
 #[test]
-fn new_data_after_three_later_segments_were_sacked_shows_a_retransmission_lost_before_the_first_point() {
-    let (a, b) = lost_twice_before_a(None);
-    let c = run(&A, &a, &B, &b);
-    let p = only_pair(&c);
-    assert_eq!((up(p).lost_between, up(p).lost_before, up(p).lost_after), (0, 2, 0), "the original and one retransmission");
-    let rows: Vec<_> = c.fates.iter().filter(|r| r.fate == super::fates::Fate::LostBefore).map(|r| (r.rel_seq, r.len, r.evidence_a)).collect();
-    assert_eq!(rows, vec![(2001, 1000, 14), (2001, 1000, 16)], "new data (A's frame 14) betrays the lost retransmission; frame 16 is the one that passed");
+fn a_retransmission_above_a_hole_after_its_loss_was_known_shows_the_hole_sent_again_and_lost() {
+    // After reading the ACK with TSval 507 the client retransmits 4001 (frame 16), above
+    // 2001: it had sent 2001 again first, and A never saw that either.
+    let (rows, n) = lost_before_a_then(
+        &[
+            "49 > PA seq 4001 ack 1 len 1000 ts 109 ecr 507 id 0",
+            "69 < A  seq 1 ack 2001 sack 3001-8001 ts 527 ecr 109 id 0",
+            "70 > PA seq 2001 ack 1 len 1000 ts 130 ecr 527 id 0",
+            "90 < A  seq 1 ack 8001 ts 548 ecr 130 id 0",
+        ],
+        &[
+            "59 > PA seq 4001 ack 1 len 1000 ts 109 ecr 507 id 0",
+            "59 < A  seq 1 ack 2001 sack 3001-8001 ts 527 ecr 109 id 0",
+            "80 > PA seq 2001 ack 1 len 1000 ts 130 ecr 527 id 0",
+            "80 < A  seq 1 ack 8001 ts 548 ecr 130 id 0",
+        ],
+    );
+    assert_eq!(n, 3, "2001 twice, 4001 once");
+    assert_eq!(rows, vec![(2001, 16), (4001, 16), (2001, 18)], "the repeat shown by frame 16, the originals by their retransmissions");
 }
 
 #[test]
-fn a_retransmission_before_any_new_data_is_the_only_one() {
-    let (a, b) = lost_twice_before_a(Some("46.5 > PA seq 2001 ack 1 len 1000 ts 106 ecr 505 id 0"));
-    let c = run(&A, &a, &B, &b);
-    let p = only_pair(&c);
-    assert_eq!((up(p).lost_between, up(p).lost_before, up(p).lost_after), (0, 1, 0), "the original only");
+fn a_hole_retransmitted_first_was_lost_once() {
+    let (rows, n) = lost_before_a_then(
+        &[
+            "48.5 > PA seq 2001 ack 1 len 1000 ts 108 ecr 507 id 0",
+            "49 > PA seq 4001 ack 1 len 1000 ts 109 ecr 507 id 0",
+            "69 < A  seq 1 ack 8001 ts 527 ecr 109 id 0",
+        ],
+        &[
+            "58.5 > PA seq 2001 ack 1 len 1000 ts 108 ecr 507 id 0",
+            "59 > PA seq 4001 ack 1 len 1000 ts 109 ecr 507 id 0",
+            "59 < A  seq 1 ack 8001 ts 527 ecr 109 id 0",
+        ],
+    );
+    assert_eq!(n, 2, "each original once");
+    assert_eq!(rows, vec![(2001, 16), (4001, 17)]);
+}
+
+#[test]
+fn new_data_between_retransmissions_proves_no_repeat() {
+    // A paced sender slips new data (8001) in before the hole's retransmission: that is no
+    // sign the hole was sent in between.
+    let (_, n) = lost_before_a_then(
+        &[
+            "49 > PA seq 8001 ack 1 len 1000 ts 109 ecr 507 id 0",
+            "50 > PA seq 2001 ack 1 len 1000 ts 110 ecr 507 id 0",
+            "51 > PA seq 4001 ack 1 len 1000 ts 111 ecr 507 id 0",
+            "71 < A  seq 1 ack 9001 ts 529 ecr 111 id 0",
+        ],
+        &[
+            "59 > PA seq 8001 ack 1 len 1000 ts 109 ecr 507 id 0",
+            "60 > PA seq 2001 ack 1 len 1000 ts 110 ecr 507 id 0",
+            "61 > PA seq 4001 ack 1 len 1000 ts 111 ecr 507 id 0",
+            "61 < A  seq 1 ack 9001 ts 529 ecr 111 id 0",
+        ],
+    );
+    assert_eq!(n, 2, "each original once");
 }
