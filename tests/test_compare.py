@@ -23,7 +23,7 @@ compare_eval = importlib.util.module_from_spec(_spec)
 sys.modules["compare_eval"] = compare_eval
 _spec.loader.exec_module(compare_eval)
 
-SWEEP = ROOT.parent / "wt-sweep" / "samples" / "sweep"
+SWEEP = ROOT / "samples" / "sweep"
 SAMPLE_RUNS = {r.name: r for r in compare_eval.runs_in(SAMPLES)}
 
 
@@ -157,7 +157,7 @@ def test_a_damaged_capture_gives_partial_results_and_the_damaged_exit_code(tmp_p
 SWEEP_RUNS = sorted(SWEEP.glob("1*/emulator.csv.gz")) if SWEEP.is_dir() else []
 
 
-@pytest.mark.skipif(not SWEEP_RUNS, reason="the sweep's committed runs (branch sweep) are not on this machine")
+@pytest.mark.skipif(not SWEEP_RUNS, reason="the sweep's committed runs (samples/sweep) are absent")
 @pytest.mark.parametrize("emu", SWEEP_RUNS, ids=lambda p: p.parent.name)
 def test_sweep_runs_attribute_drops_at_each_pair_of_vantages_and_report_every_rewrite(emu):
     (run,) = compare_eval.runs_in(emu.parent)

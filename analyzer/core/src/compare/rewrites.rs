@@ -120,8 +120,10 @@ pub fn find(s: &Seen<'_>) -> Rewrites {
         [(d, ..)] if *d >= 0 => r.hops = Some(*d as u8),
         [] => {}
         diffs => {
-            let odd = diffs.iter().find(|x| x.0 < 0).unwrap_or(&diffs[1]);
-            r.ttl_example = Some((odd.1, odd.2, odd.3));
+            // A raised TTL (a box that re-originates packets), else the second decrease seen.
+            if let Some(odd) = diffs.iter().find(|x| x.0 < 0).or_else(|| diffs.get(1)) {
+                r.ttl_example = Some((odd.1, odd.2, odd.3));
+            }
         }
     }
     r

@@ -7,6 +7,7 @@ use super::matching::How;
 use super::trace::{source, Point};
 use super::{compare, CompareOptions, Comparison, Pair};
 use crate::analyse::catalogue::FindingId;
+use crate::analyse::finding::Value;
 
 const A: Point = Point::CLIENT;
 const B: Point = Point { clock_ms: 500.0, ..Point::CLIENT };
@@ -366,4 +367,66 @@ fn new_data_between_retransmissions_proves_no_repeat() {
         ],
     );
     assert_eq!(n, 2, "each original once");
+}
+
+/// A one-request transfer with IP header fields appended to every line: `up` to the
+/// client's packets, `down` to the server's, as the capture saw them.
+fn marked(lines: &[&'static str], up: &str, down: &str) -> Vec<String> {
+    lines.iter().map(|l| format!("{l} {}", if l.contains(" > ") { up } else { down })).collect()
+}
+
+fn run_marked(a: (&str, &str), b: (&str, &str)) -> Comparison {
+    let body_a = ["21 > PA seq 1 ack 1 len 1000 id 3", "41 < A  seq 1 ack 1001 id 101", "42 > PA seq 1001 ack 1 len 1000 id 4", "62 < A  seq 1 ack 2001 id 102"];
+    let body_b = ["31 > PA seq 1 ack 1 len 1000 id 3", "31 < A  seq 1 ack 1001 id 101", "52 > PA seq 1001 ack 1 len 1000 id 4", "52 < A  seq 1 ack 2001 id 102"];
+    let la = marked(&with(&HANDSHAKE_A, &body_a), a.0, a.1);
+    let lb = marked(&with(&HANDSHAKE_B, &body_b), b.0, b.1);
+    let (la, lb): (Vec<&str>, Vec<&str>) = (la.iter().map(String::as_str).collect(), lb.iter().map(String::as_str).collect());
+    run(&A, &la, &B, &lb)
+}
+
+fn finding(p: &Pair, id: FindingId) -> &crate::analyse::finding::Finding {
+    p.findings.iter().find(|f| f.id == id).unwrap_or_else(|| panic!("{id:?} in {:?}", ids(p)))
+}
+
+#[test]
+fn a_steady_ttl_decrease_is_the_hop_count_not_a_rewrite() {
+    // Three routers between the points each way: 64 → 61 both ways.
+    let c = run_marked(("ttl 64", "ttl 61"), ("ttl 61", "ttl 64"));
+    let p = only_pair(&c);
+    assert_eq!((p.rewrites[0].hops, p.rewrites[1].hops), (Some(3), Some(3)));
+    assert_eq!(ids(p), vec![FindingId::PathClean]);
+}
+
+#[test]
+fn a_ttl_raised_between_the_points_is_rewritten() {
+    // A box re-originates the client's packets with TTL 255; the server's pass untouched.
+    let c = run_marked(("ttl 60", "ttl 64"), ("ttl 255", "ttl 64"));
+    let p = only_pair(&c);
+    let f = finding(p, FindingId::TtlRewritten);
+    assert!(f.values.contains(&("ttl_up", Value::Int(60))) && f.values.contains(&("ttl_down", Value::Int(255))), "{:?}", f.values);
+    assert_eq!((f.frames.clone(), f.frames_b.clone()), (vec![1], vec![1]), "the client's SYN in both captures");
+    assert_eq!(p.rewrites[1].hops, Some(0), "the server's direction kept its TTL");
+}
+
+#[test]
+fn dscp_re_marked_between_the_points() {
+    // Expedited Forwarding (DSCP 46, TOS 184) at the client's capture, best effort at the server's.
+    let c = run_marked(("tos 184", "tos 0"), ("tos 0", "tos 0"));
+    let p = only_pair(&c);
+    let f = finding(p, FindingId::DscpRewritten);
+    assert!(f.values.contains(&("dscp_up", Value::Int(46))) && f.values.contains(&("dscp_down", Value::Int(0))), "{:?}", f.values);
+    assert!(f.message().contains("46") && f.message().contains(" 0 "), "{}", f.message());
+    assert!(!ids(p).contains(&FindingId::EcnBleached), "DSCP only: the ECN bits were 0 on both sides");
+}
+
+#[test]
+fn ecn_bleached_between_the_points_and_ce_marked_apart() {
+    // ECT(0) on the client's packets; a box clears it. The server's leave it with ECT(0)
+    // and reach the client's capture CE-marked (congestion experienced): not a rewrite.
+    let c = run_marked(("tos 2", "tos 3"), ("tos 0", "tos 2"));
+    let p = only_pair(&c);
+    let f = finding(p, FindingId::EcnBleached);
+    assert!(f.values.contains(&("count", Value::Int(4))), "every client packet (SYN, ACK, two data): {:?}", f.values);
+    assert!(ids(p).contains(&FindingId::CeMarkedBetween));
+    assert!(!ids(p).contains(&FindingId::DscpRewritten), "the DSCP bits were left alone");
 }
