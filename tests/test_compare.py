@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
+import subprocess
 import sys
 
 import pytest
@@ -55,6 +57,24 @@ def test_loss_between_names_frames_in_both_captures_and_the_clock_is_bounded():
     k = c.clock
     assert k["basis"] == "both_directions" and k["lower_ns"] <= 0 <= k["upper_ns"]
     assert abs(k["offset_ns"]) < 1_000_000, "the 20 ms delays are equal each way: the middle is right"
+    d = c.directions.set_index("dir")
+    assert 19.9 < d.loc[0, "owd_min_ms"] < 20.5 and 19.9 < d.loc[1, "owd_min_ms"] < 20.5
+
+
+@pytest.mark.parametrize("shift_s", [3.217, -41.5])
+def test_a_receiver_clock_shifted_by_a_known_offset_is_found_within_its_bound(tmp_path, shift_s):
+    """The receiver's capture re-stamped `shift_s` later (editcap -t), as a host whose clock
+    is off by that much: the estimated offset and its bound contain the shift, and the
+    one-way delays stay the path's 20 ms."""
+    if shutil.which("editcap") is None:
+        pytest.skip("editcap (Wireshark) is not installed")
+    shifted = tmp_path / "receiver.shifted.pcap"
+    subprocess.run(["editcap", "-F", "pcap", "-t", str(shift_s), sample("random_loss", "receiver"), str(shifted)], check=True)
+    c = tcpdiag.compare(sample("random_loss", "sender"), str(shifted))
+    k, truth = c.clock, round(shift_s * 1e9)
+    assert k["basis"] == "both_directions", k
+    assert k["lower_ns"] <= truth <= k["upper_ns"], k
+    assert abs(k["offset_ns"] - truth) < 1_000_000, k
     d = c.directions.set_index("dir")
     assert 19.9 < d.loc[0, "owd_min_ms"] < 20.5 and 19.9 < d.loc[1, "owd_min_ms"] < 20.5
 
