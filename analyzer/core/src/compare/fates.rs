@@ -464,9 +464,10 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     let tsecr: Vec<Option<u32>> = u.list.iter().map(|&i| u.side.seg(i)).map(|g| g.has_ts().then_some(g.tsecr)).collect();
     let sent = resend::Sent { pos: &u.pos, lens: &u.lens, t: &u.t, tsecr: &tsecr };
     // A sender that has seen reordering waits longer before deeming a transmission lost
-    // (RACK's reordering window grows): its next move no longer dates the loss.
+    // (RACK's reordering window grows): without identifications to confirm each repeat,
+    // its next move no longer dates the loss.
     let reordering_seen = !held_before_u.ranges.is_empty() || st.reordered > 0 || acks_u.dsack(i64::MIN, i64::MAX, i64::MIN, i64::MAX).is_some();
-    let mut repeats: Vec<Repeat> = if reordering_seen { Vec::new() } else { resend::repeats(&sent, &holes, &acks_u) };
+    let mut repeats: Vec<Repeat> = if reordering_seen && id_gaps.is_none() { Vec::new() } else { resend::repeats(&sent, &holes, &acks_u) };
     if id_gaps.is_some() {
         // Where the identifications count packets, a repeat stands only on a packet missing
         // between the hole's previous transmission and the sender's next move (the nearest).

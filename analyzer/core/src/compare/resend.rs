@@ -17,14 +17,15 @@
 //!   carried that TSval) left after the sender read the ACK (RFC 7323 §4.3: TSecr echoes
 //!   the latest TSval received).
 //!
-//! So when, after that ACK, the sender retransmits bytes above the hole before U sees the
-//! hole's bytes again, it had retransmitted the hole just before and that transmission was
-//! lost before U. That moves the hole's latest transmission there and the question is asked
+//! So when, after that ACK, the sender retransmits bytes above the hole that it had last
+//! sent after the hole (RACK deems lost in send-time order, so the hole was deemed lost no
+//! later), before U sees the hole's bytes again, it had retransmitted the hole just before
+//! and that transmission was lost before U. That moves the hole's latest transmission there and the question is asked
 //! again. New data proves nothing: a paced sender slips new data in between the
 //! retransmissions of one upward pass (the lab's BBR senders do). A sender that has seen
-//! reordering widens RACK's window, so the caller asks only when neither capture shows
-//! reordering and the receiver sent no D-SACK. Without timestamps the order of the
-//! sender's reading and sending is not visible at U and nothing is inferred.
+//! reordering widens RACK's window; the caller then asks only where the IPv4
+//! identifications can confirm each repeat. Without timestamps the order of the sender's
+//! reading and sending is not visible at U and nothing is inferred.
 
 use super::acks::{AckSeen, AckTimeline};
 
@@ -76,13 +77,25 @@ pub fn repeats(u: &Sent<'_>, holes: &[Hole], acks: &AckTimeline<'_>) -> Vec<Repe
         }
         top_after.push(top);
     }
+    // Per position, where the sender last sent those bytes before: the last position U saw
+    // them at, else (never seen) where their original went, just before the first segment
+    // U saw beyond them.
+    let mut last_at: ahash::AHashMap<i64, usize> = ahash::AHashMap::new();
+    let mut previous = Vec::with_capacity(u.pos.len());
+    for p in 0..u.pos.len() {
+        let first_beyond = || top_after.partition_point(|&x| x <= u.pos[p]);
+        previous.push(last_at.get(&u.pos[p]).copied().unwrap_or_else(first_beyond));
+        if u.lens[p] > 0 {
+            last_at.insert(u.pos[p], p);
+        }
+    }
     let mut out = Vec::new();
     for (n, h) in holes.iter().enumerate() {
         let seen = h.at as usize;
         // The hole's original left just before the first segment U saw beyond its start.
         let mut latest = top_after.partition_point(|&x| x <= h.start);
         for _ in 0..MAX_REPEATS {
-            let Some(next) = next_move(u, &top_before, h, latest, seen, acks) else { break };
+            let Some(next) = next_move(u, &top_before, &previous, h, latest, seen, acks) else { break };
             out.push(Repeat { since: latest as u32, before: next as u32, hole: n as u32 });
             latest = next;
         }
@@ -93,7 +106,7 @@ pub fn repeats(u: &Sent<'_>, holes: &[Hole], acks: &AckTimeline<'_>) -> Vec<Repe
 
 /// The first position before `seen` where the sender, having read an ACK that deems the
 /// transmission of `h` sent just before `latest` lost, retransmits bytes above `h`.
-fn next_move(u: &Sent<'_>, top_before: &[i64], h: &Hole, latest: usize, seen: usize, acks: &AckTimeline<'_>) -> Option<usize> {
+fn next_move(u: &Sent<'_>, top_before: &[i64], previous: &[usize], h: &Hole, latest: usize, seen: usize, acks: &AckTimeline<'_>) -> Option<usize> {
     if latest >= seen {
         return None;
     }
@@ -113,7 +126,9 @@ fn next_move(u: &Sent<'_>, top_before: &[i64], h: &Hole, latest: usize, seen: us
             d > 0 || (d == 0 && deemed_lost.first_of_its_tick)
         };
         let read_it = u.tsecr[j].is_some_and(after) && u.t[j] > deemed_lost.t;
-        let above = u.pos[j] >= h.end && u.pos[j] < top_before[j];
+        // Bytes above the hole, last sent after it: deemed lost, they prove the hole was too
+        // (RACK orders by send time, whatever its reordering window).
+        let above = u.pos[j] >= h.end && u.pos[j] < top_before[j] && previous[j] >= latest;
         read_it && u.lens[j] > 0 && above
     })
 }
