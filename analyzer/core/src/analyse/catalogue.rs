@@ -216,7 +216,7 @@ pub static ENTRIES: [Entry; 42] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Receive window held down by a slow reader {share} of the time: {rwnd} open on average, {fill} of the {peak} advertised before → ceiling {ceiling} at {rtt} RTT",
+        message: "Receive window held down by a slow reader {share} of the time: {rwnd} open on average, {fill} of the {peak} advertised before",
         remedy: "The receiving application is not reading fast enough: profile it or read on a separate thread (a bigger buffer only delays the stall)",
     },
     Entry {

@@ -122,6 +122,8 @@ const MIN_SEGMENTS: u64 = 20;
 const MIN_SHARE: f64 = 0.25;
 /// Windows at or above this are autotuning ceilings rather than a static SO_RCVBUF.
 const STATIC_RWND_MAX: u64 = 4 << 20;
+/// The capacity estimate: this percentile of the delivery-rate samples (delivery.rs).
+const CAPACITY_PERCENTILE: f64 = 0.9;
 /// A window held at or below this share of the largest one advertised before it, while it
 /// limited the sender, was full of data the receiving application had not read.
 const SLOW_READER_FILL: f64 = 0.5;
@@ -129,8 +131,6 @@ const SLOW_READER_FILL: f64 = 0.5;
 const QUEUE_INFLATION: f64 = 1.5;
 /// Smoothed RTT over its minimum that shows a queue at all.
 const QUEUE_SIGN: f64 = 1.25;
-/// The capacity estimate: this percentile of the delivery-rate samples (delivery.rs).
-const CAPACITY_PERCENTILE: f64 = 0.9;
 /// A flow delivering at least this share of the bottleneck's rate kept it full.
 const FULL_LINK: f64 = 0.85;
 /// "Near the bottleneck's rate": where a slow start or startup has ended.
@@ -267,9 +267,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
 
     // Receive window: zero windows, scaling absent, static buffer, or simply too small.
     let rwnd_share = share(LimitState::Rwnd) + share(LimitState::ZeroWindow);
-    // The window that limited the sender, not the largest ever advertised (a slow
-    // reader's full buffer holds it far below that).
-    let rwnd = lim.limiting_rwnd().unwrap_or(fs.rwnd_max[dd]);
+    let rwnd = fs.rwnd_max[dd];
     let rwnd_ceiling = Ceiling::compute(
         Limit::Rwnd,
         Some(rwnd),
@@ -323,8 +321,14 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             values.push(("who", Value::text(who)));
             FindingId::WscaleMissing
         } else if let Some(fill) = lim.limiting_rwnd_fill().filter(|&f| f <= SLOW_READER_FILL) {
-            values.push(("fill", Value::Share(fill)));
-            values.push(("peak", Value::Bytes(fs.rwnd_max[dd])));
+            // The reader's pace, not window ÷ RTT, set the rate: no ceiling to state. The
+            // window shown is the one open while it limited, not the largest.
+            values = vec![
+                ("share", Value::Share(rwnd_share)),
+                ("rwnd", Value::Bytes(lim.limiting_rwnd().unwrap_or(rwnd))),
+                ("fill", Value::Share(fill)),
+                ("peak", Value::Bytes(rwnd)),
+            ];
             FindingId::RwndSlowReader
         } else if fixed {
             FindingId::RwndStatic
@@ -545,7 +549,6 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         FindingId::WscaleMissing
         | FindingId::RwndStatic
         | FindingId::RwndLimited
-        | FindingId::RwndSlowReader
         | FindingId::ZeroWindowStall => Some(rwnd_ceiling),
         FindingId::SndbufLimited => Some(sndbuf_ceiling),
         // The path's own limits: the rate it carried against its bandwidth-delay product.
@@ -560,7 +563,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             goodput,
             opts.target_bps,
         )),
-        // The application set the rate, or nothing did: no ceiling to state.
+        // An application (the sender's or a slow reader) set the rate, or nothing did: no
+        // ceiling to state.
         _ => None,
     };
     // The small bonuses above only order the findings; the share reported is of busy time.
