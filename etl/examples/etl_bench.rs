@@ -17,18 +17,8 @@ fn main() {
         bytes.extend_from_slice(&file[first..]);
     }
     for (label, opts) in [
-        (
-            "default (prescan, first-per-flow)",
-            ReaderOptions::default(),
-        ),
-        (
-            "every copy, no prescan",
-            ReaderOptions {
-                observation: ObservationFilter::All,
-                prescan_metadata: false,
-                ..Default::default()
-            },
-        ),
+        ("default (prescan, first-per-flow)", ReaderOptions::default()),
+        ("every copy, no prescan", ReaderOptions { observation: ObservationFilter::All, prescan_metadata: false, ..Default::default() }),
     ] {
         let mut best = f64::MAX;
         let mut frames = 0;
@@ -42,11 +32,6 @@ fn main() {
             best = best.min(t.elapsed().as_secs_f64());
         }
         let mb = bytes.len() as f64 / 1e6;
-        println!(
-            "{label}: {mb:.1} MB, {frames} frames, {:.1} ms, {:.0} MB/s, {:.2} Mframes/s",
-            best * 1e3,
-            mb / best,
-            frames as f64 / best / 1e6
-        );
+        println!("{label}: {mb:.1} MB, {frames} frames, {:.1} ms, {:.0} MB/s, {:.2} Mframes/s", best * 1e3, mb / best, frames as f64 / best / 1e6);
     }
 }

@@ -4,10 +4,7 @@ use tcpdiag_etl::{EtlReader, ObservationFilter, ReaderOptions};
 fn main() {
     for path in std::env::args().skip(1) {
         let t = std::time::Instant::now();
-        let opts = ReaderOptions {
-            observation: ObservationFilter::All,
-            ..ReaderOptions::default()
-        };
+        let opts = ReaderOptions { observation: ObservationFilter::All, ..ReaderOptions::default() };
         let mut r = match EtlReader::open_with(&path, opts) {
             Ok(r) => r,
             Err(e) => {
@@ -29,15 +26,8 @@ fn main() {
                 Err(e) => break Some(e),
             }
         };
-        println!(
-            "{path}: {n} frames, {trunc} truncated, linktypes {lt:?}, {:?}, err {res:?}",
-            t.elapsed()
-        );
+        println!("{path}: {n} frames, {trunc} truncated, linktypes {lt:?}, {:?}, err {res:?}", t.elapsed());
         println!("  {:?}", r.stats());
-        println!(
-            "  interfaces {}, components {}",
-            r.interfaces().len(),
-            r.components().len()
-        );
+        println!("  interfaces {}, components {}", r.interfaces().len(), r.components().len());
     }
 }

@@ -101,8 +101,7 @@ impl BufferHeader {
     /// Length of the event data after the header: decompressed length for compressed
     /// buffers, else the filled part of the buffer. `None` when the fields contradict.
     pub fn payload_len(&self) -> Option<usize> {
-        let saved_fits = self.saved_offset as usize >= BUFFER_HEADER_LEN
-            && self.saved_offset <= self.buffer_size;
+        let saved_fits = self.saved_offset as usize >= BUFFER_HEADER_LEN && self.saved_offset <= self.buffer_size;
         let end = if self.is_compressed() || saved_fits {
             self.saved_offset
         } else if self.offset as usize >= BUFFER_HEADER_LEN && self.offset <= self.buffer_size {

@@ -10,26 +10,12 @@ use crate::bytes::Guid;
 use crate::schema::{in_type::*, Amount, Property, Schema};
 
 /// Microsoft-Windows-NDIS-PacketCapture (ndiscap, `netsh trace capture=yes`).
-pub const NDIS_PACKET_CAPTURE: Guid = Guid::from_fields(
-    0x2ED6006E,
-    0x4729,
-    0x4609,
-    [0xB4, 0x23, 0x3E, 0xE7, 0xBC, 0xD6, 0x78, 0xEF],
-);
+pub const NDIS_PACKET_CAPTURE: Guid =
+    Guid::from_fields(0x2ED6006E, 0x4729, 0x4609, [0xB4, 0x23, 0x3E, 0xE7, 0xBC, 0xD6, 0x78, 0xEF]);
 /// Microsoft-Windows-PktMon.
-pub const PKTMON: Guid = Guid::from_fields(
-    0x4D4F80D9,
-    0xC8BD,
-    0x4D73,
-    [0xBB, 0x5B, 0x19, 0xC9, 0x04, 0x02, 0xC5, 0xAC],
-);
+pub const PKTMON: Guid = Guid::from_fields(0x4D4F80D9, 0xC8BD, 0x4D73, [0xBB, 0x5B, 0x19, 0xC9, 0x04, 0x02, 0xC5, 0xAC]);
 /// Microsoft-Windows-TCPIP.
-pub const TCPIP: Guid = Guid::from_fields(
-    0x2F07E2EE,
-    0x15DB,
-    0x40F1,
-    [0x90, 0xEF, 0x9D, 0x7B, 0xA2, 0x82, 0x18, 0x8A],
-);
+pub const TCPIP: Guid = Guid::from_fields(0x2F07E2EE, 0x15DB, 0x40F1, [0x90, 0xEF, 0x9D, 0x7B, 0xA2, 0x82, 0x18, 0x8A]);
 
 /// NDIS-PacketCapture event ids.
 pub mod ndis_event {
@@ -107,56 +93,24 @@ pub fn schemas() -> Vec<Schema> {
         ("LoggedPayloadSize", UINT16, Implied),
         ("Payload", BINARY, From(11)),
     ];
-    let comp = |rest: (&'static str, u16, L)| {
-        [
-            ("ComponentId", UINT16, Implied),
-            ("Type", UINT16, Implied),
-            rest,
-        ]
-    };
+    let comp = |rest: (&'static str, u16, L)| [("ComponentId", UINT16, Implied), ("Type", UINT16, Implied), rest];
     vec![
         schema(PKTMON, pktmon_event::PACKET, &pktmon_packet),
         schema(PKTMON, pktmon_event::PACKET_DROP, &pktmon_packet),
         schema(
             PKTMON,
             pktmon_event::COMPONENT,
-            &[
-                ("Id", UINT16, Implied),
-                ("Type", UINT16, Implied),
-                ("Name", UNICODESTRING, Implied),
-                ("Description", UNICODESTRING, Implied),
-            ],
+            &[("Id", UINT16, Implied), ("Type", UINT16, Implied), ("Name", UNICODESTRING, Implied), ("Description", UNICODESTRING, Implied)],
         ),
-        schema(
-            PKTMON,
-            pktmon_event::COMPONENT_PROPERTY,
-            &comp(("Value", UINT32, Implied)),
-        ),
-        schema(
-            PKTMON,
-            pktmon_event::COMPONENT_IPV4,
-            &comp(("IpAddress", UINT32, Implied)),
-        ),
-        schema(
-            PKTMON,
-            pktmon_event::COMPONENT_IPV6,
-            &comp(("IpAddress", BINARY, Fixed(16))),
-        ),
+        schema(PKTMON, pktmon_event::COMPONENT_PROPERTY, &comp(("Value", UINT32, Implied))),
+        schema(PKTMON, pktmon_event::COMPONENT_IPV4, &comp(("IpAddress", UINT32, Implied))),
+        schema(PKTMON, pktmon_event::COMPONENT_IPV6, &comp(("IpAddress", BINARY, Fixed(16)))),
         schema(
             PKTMON,
             pktmon_event::COMPONENT_HW_ADDR,
-            &[
-                ("ComponentId", UINT16, Implied),
-                ("Type", UINT16, Implied),
-                ("Size", UINT32, Implied),
-                ("Value", BINARY, From(2)),
-            ],
+            &[("ComponentId", UINT16, Implied), ("Type", UINT16, Implied), ("Size", UINT32, Implied), ("Value", BINARY, From(2))],
         ),
-        schema(
-            PKTMON,
-            pktmon_event::COMPONENT_VMSWITCH_NAME,
-            &comp(("Value", UNICODESTRING, Implied)),
-        ),
+        schema(PKTMON, pktmon_event::COMPONENT_VMSWITCH_NAME, &comp(("Value", UNICODESTRING, Implied))),
         schema(
             NDIS_PACKET_CAPTURE,
             ndis_event::PACKET_FRAGMENT,

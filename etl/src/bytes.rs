@@ -76,8 +76,8 @@ impl Guid {
         let b = d2.to_le_bytes();
         let c = d3.to_le_bytes();
         Guid([
-            a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], d4[0], d4[1], d4[2], d4[3], d4[4],
-            d4[5], d4[6], d4[7],
+            a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], d4[0], d4[1], d4[2], d4[3], d4[4], d4[5],
+            d4[6], d4[7],
         ])
     }
 }
@@ -115,12 +115,7 @@ mod tests {
 
     #[test]
     fn guid_text_matches_registry_spelling() {
-        let g = Guid::from_fields(
-            0x2ED6006E,
-            0x4729,
-            0x4609,
-            [0xB4, 0x23, 0x3E, 0xE7, 0xBC, 0xD6, 0x78, 0xEF],
-        );
+        let g = Guid::from_fields(0x2ED6006E, 0x4729, 0x4609, [0xB4, 0x23, 0x3E, 0xE7, 0xBC, 0xD6, 0x78, 0xEF]);
         assert_eq!(g.to_string(), "2ed6006e-4729-4609-b423-3ee7bcd678ef");
         assert_eq!(g.0[..4], [0x6E, 0x00, 0xD6, 0x2E]);
     }
@@ -131,9 +126,6 @@ mod tests {
         assert_eq!(u16_at(&b, 1), Some(0x0302));
         assert_eq!(u16_at(&b, 2), None);
         assert_eq!(u64_at(&b, usize::MAX), None);
-        assert_eq!(
-            utf16z_at(&[b'a', 0, 0, 0, b'b'], 0),
-            Some(("a".to_string(), 4))
-        );
+        assert_eq!(utf16z_at(&[b'a', 0, 0, 0, b'b'], 0), Some(("a".to_string(), 4)));
     }
 }

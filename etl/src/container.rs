@@ -78,9 +78,7 @@ fn err(kind: IngestErrorKind, offset: u64) -> IngestError {
 impl<R: Read + Seek> Container<R> {
     /// Indexes the buffers of `src`. Fails only when nothing at all is readable.
     pub fn index(mut src: R) -> Result<Container<R>, IngestError> {
-        let file_len = src
-            .seek(SeekFrom::End(0))
-            .map_err(|e| err(IngestErrorKind::Io(e.to_string()), 0))?;
+        let file_len = src.seek(SeekFrom::End(0)).map_err(|e| err(IngestErrorKind::Io(e.to_string()), 0))?;
         let mut c = Container {
             src,
             streams: Vec::new(),
@@ -98,44 +96,23 @@ impl<R: Read + Seek> Container<R> {
         while offset < file_len {
             let left = file_len - offset;
             if left < BUFFER_HEADER_LEN as u64 {
-                c.defer(err(
-                    IngestErrorKind::Truncated {
-                        needed: BUFFER_HEADER_LEN as u64,
-                        available: left,
-                    },
-                    offset,
-                ));
+                c.defer(err(IngestErrorKind::Truncated { needed: BUFFER_HEADER_LEN as u64, available: left }, offset));
                 break;
             }
-            c.src
-                .seek(SeekFrom::Start(offset))
-                .and_then(|_| c.src.read_exact(&mut hdr))
-                .map_err(|e| err(IngestErrorKind::Io(e.to_string()), offset))?;
-            let Some(h) = BufferHeader::parse(&hdr) else {
-                break;
-            };
+            c.src.seek(SeekFrom::Start(offset)).and_then(|_| c.src.read_exact(&mut hdr)).map_err(|e| err(IngestErrorKind::Io(e.to_string()), offset))?;
+            let Some(h) = BufferHeader::parse(&hdr) else { break };
             let size = h.buffer_size as u64;
             if size < BUFFER_HEADER_LEN as u64 || size > MAX_BUFFER_LEN as u64 {
-                c.defer(err(
-                    IngestErrorKind::Corrupt(format!("buffer size {size} outside 72..64 MiB")),
-                    offset,
-                ));
+                c.defer(err(IngestErrorKind::Corrupt(format!("buffer size {size} outside 72..64 MiB")), offset));
                 break;
             }
             if size > left {
-                c.defer(err(
-                    IngestErrorKind::Truncated {
-                        needed: size,
-                        available: left,
-                    },
-                    offset,
-                ));
+                c.defer(err(IngestErrorKind::Truncated { needed: size, available: left }, offset));
                 break;
             }
             c.stats.buffers += 1;
             c.stats.compressed_buffers += h.is_compressed() as u64;
-            c.stats.buffers_flagged_lost +=
-                (h.flags & (flag::EVENTS_LOST | flag::BUFFER_LOST) != 0) as u64;
+            c.stats.buffers_flagged_lost += (h.flags & (flag::EVENTS_LOST | flag::BUFFER_LOST) != 0) as u64;
             let n = c.streams.len();
             let idx = *by_cpu.entry(h.processor).or_insert(n);
             if idx == n {
@@ -150,10 +127,7 @@ impl<R: Read + Seek> Container<R> {
                     last_ts: i64::MIN,
                 });
             }
-            c.streams[idx].all.push(BufferRef {
-                file_offset: offset,
-                header: h,
-            });
+            c.streams[idx].all.push(BufferRef { file_offset: offset, header: h });
             offset += size;
         }
         c.restart();
@@ -173,17 +147,9 @@ impl<R: Read + Seek> Container<R> {
         self.pending = None;
         self.started = false;
         self.last_emitted = i64::MIN;
-        let (buffers, compressed, lost) = (
-            self.stats.buffers,
-            self.stats.compressed_buffers,
-            self.stats.buffers_flagged_lost,
-        );
-        self.stats = EtlStats {
-            buffers,
-            compressed_buffers: compressed,
-            buffers_flagged_lost: lost,
-            ..EtlStats::default()
-        };
+        let (buffers, compressed, lost) =
+            (self.stats.buffers, self.stats.compressed_buffers, self.stats.buffers_flagged_lost);
+        self.stats = EtlStats { buffers, compressed_buffers: compressed, buffers_flagged_lost: lost, ..EtlStats::default() };
     }
 
     /// Reads and decompresses the first buffer only, for the log file header.
@@ -194,11 +160,7 @@ impl<R: Read + Seek> Container<R> {
             .filter_map(|s| s.queue.front())
             .min_by_key(|b| b.file_offset)
             .copied()
-            .ok_or_else(|| {
-                self.deferred
-                    .clone()
-                    .unwrap_or_else(|| err(IngestErrorKind::Empty, 0))
-            })?;
+            .ok_or_else(|| self.deferred.clone().unwrap_or_else(|| err(IngestErrorKind::Empty, 0)))?;
         let mut out = Vec::new();
         self.load(first, &mut out)?;
         Ok((first.file_offset, out))
@@ -214,37 +176,20 @@ impl<R: Read + Seek> Container<R> {
     fn load(&mut self, b: BufferRef, out: &mut Vec<u8>) -> Result<(), IngestError> {
         let h = b.header;
         let size = h.buffer_size as usize;
-        let payload_len = h
-            .payload_len()
-            .filter(|&n| n <= MAX_BUFFER_LEN)
-            .ok_or_else(|| {
-                err(
-                    IngestErrorKind::Corrupt(format!(
-                        "buffer saved offset {} does not fit its size {}",
-                        h.saved_offset, size
-                    )),
-                    b.file_offset,
-                )
-            })?;
+        let payload_len = h.payload_len().filter(|&n| n <= MAX_BUFFER_LEN).ok_or_else(|| {
+            err(IngestErrorKind::Corrupt(format!("buffer saved offset {} does not fit its size {}", h.saved_offset, size)), b.file_offset)
+        })?;
         let io = |e: std::io::Error| err(IngestErrorKind::Io(e.to_string()), b.file_offset);
-        self.src
-            .seek(SeekFrom::Start(b.file_offset + BUFFER_HEADER_LEN as u64))
-            .map_err(io)?;
+        self.src.seek(SeekFrom::Start(b.file_offset + BUFFER_HEADER_LEN as u64)).map_err(io)?;
         if h.is_compressed() {
             self.scratch.resize(size - BUFFER_HEADER_LEN, 0);
             self.src.read_exact(&mut self.scratch).map_err(io)?;
             decompress_lz77(&self.scratch, payload_len, out).map_err(|e| {
-                err(
-                    IngestErrorKind::Corrupt(format!("compressed buffer: {e}")),
-                    b.file_offset,
-                )
+                err(IngestErrorKind::Corrupt(format!("compressed buffer: {e}")), b.file_offset)
             })?;
             if out.len() != payload_len {
                 return Err(err(
-                    IngestErrorKind::Corrupt(format!(
-                        "buffer decompressed to {} bytes, header says {payload_len}",
-                        out.len()
-                    )),
+                    IngestErrorKind::Corrupt(format!("buffer decompressed to {} bytes, header says {payload_len}", out.len())),
                     b.file_offset,
                 ));
             }
@@ -277,9 +222,7 @@ impl<R: Read + Seek> Container<R> {
                         let (off, pos) = (s.buffer_offset, s.pos);
                         self.stats.corrupt_records += 1;
                         self.defer(err(
-                            IngestErrorKind::Corrupt(format!(
-                                "{what} (record at byte {pos} of the buffer's event data)"
-                            )),
+                            IngestErrorKind::Corrupt(format!("{what} (record at byte {pos} of the buffer's event data)")),
                             off,
                         ));
                     }

@@ -99,21 +99,13 @@ pub fn convert<R: Read + Seek, W: Write>(
         Mode::Default => {
             let mut r = open(ReaderOptions::default()).map_err(ConvertError::Input)?;
             let filter = o.component.resolve(r.components()).map_err(|e| {
-                ConvertError::Input(IngestError::new(
-                    tcpdiag_core::ingest::IngestErrorKind::Unsupported(e),
-                    0,
-                    0,
-                ))
+                ConvertError::Input(IngestError::new(tcpdiag_core::ingest::IngestErrorKind::Unsupported(e), 0, 0))
             })?;
             r.set_observation(filter);
             default_mode(r, out)
         }
         Mode::Etl2pcapng => {
-            let every = ReaderOptions {
-                observation: ObservationFilter::All,
-                keep_drops: true,
-                prescan_metadata: true,
-            };
+            let every = ReaderOptions { observation: ObservationFilter::All, keep_drops: true, prescan_metadata: true };
             let first = open(every).map_err(ConvertError::Input)?;
             let ifaces = CompatInterfaces::collect(first);
             let second = open(every).map_err(ConvertError::Input)?;
@@ -123,20 +115,13 @@ pub fn convert<R: Read + Seek, W: Write>(
 }
 
 /// Converts the file at `path`.
-pub fn convert_file<W: Write>(
-    path: &std::path::Path,
-    out: W,
-    o: &ConvertOptions,
-) -> Result<(ConvertSummary, W), ConvertError> {
+pub fn convert_file<W: Write>(path: &std::path::Path, out: W, o: &ConvertOptions) -> Result<(ConvertSummary, W), ConvertError> {
     convert(|opts| EtlReader::open_with(path, opts), out, o)
 }
 
 // ---- default mode -------------------------------------------------------------
 
-fn default_mode<R: Read + Seek, W: Write>(
-    mut r: EtlReader<R>,
-    out: W,
-) -> Result<(ConvertSummary, W), ConvertError> {
+fn default_mode<R: Read + Seek, W: Write>(mut r: EtlReader<R>, out: W) -> Result<(ConvertSummary, W), ConvertError> {
     let mut w = PcapngWriter::new(out)?;
     let mut s = ConvertSummary::default();
     loop {
@@ -150,26 +135,13 @@ fn default_mode<R: Read + Seek, W: Write>(
         };
         while s.interfaces <= f.interface {
             let all = r.interfaces();
-            let Some(i) = all.get(s.interfaces as usize) else {
-                break;
-            };
+            let Some(i) = all.get(s.interfaces as usize) else { break };
             write_default_idb(&mut w, i)?;
             s.interfaces += 1;
         }
         let ids = process_option(&f);
-        let extra: Vec<(u16, &[u8])> = ids
-            .as_ref()
-            .map(|b| (opt::EPB_PROCESS, &b[..]))
-            .into_iter()
-            .collect();
-        w.write_packet_with(
-            f.interface,
-            f.ts_ns,
-            &f.data,
-            f.origlen,
-            Some(&f.options),
-            &extra,
-        )?;
+        let extra: Vec<(u16, &[u8])> = ids.as_ref().map(|b| (opt::EPB_PROCESS, &b[..])).into_iter().collect();
+        w.write_packet_with(f.interface, f.ts_ns, &f.data, f.origlen, Some(&f.options), &extra)?;
         s.frames += 1;
     }
     s.stats = r.stats();
@@ -236,23 +208,11 @@ struct CompatIface {
 
 fn compat_key(f: &EtlFrame) -> CompatKey {
     match &f.observation {
-        Observation::PktMon { component, .. } => CompatKey::PktMon {
-            component: *component,
-            linktype: compat_linktype(f),
-        },
-        Observation::Ndis { lower_if_index, .. } => CompatKey::Ndis {
-            lower: *lower_if_index,
-        },
-        Observation::VmSwitch {
-            lower_if_index,
-            vlan_id,
-            source_port_id,
-            ..
-        } => CompatKey::VmNic {
-            lower: *lower_if_index,
-            vlan: *vlan_id,
-            port: *source_port_id,
-        },
+        Observation::PktMon { component, .. } => CompatKey::PktMon { component: *component, linktype: compat_linktype(f) },
+        Observation::Ndis { lower_if_index, .. } => CompatKey::Ndis { lower: *lower_if_index },
+        Observation::VmSwitch { lower_if_index, vlan_id, source_port_id, .. } => {
+            CompatKey::VmNic { lower: *lower_if_index, vlan: *vlan_id, port: *source_port_id }
+        }
     }
 }
 
@@ -286,56 +246,26 @@ impl CompatInterfaces {
             let (miniport, lower, vnic) = match &f.observation {
                 // PktMon interfaces have no IfIndex: NET_IFINDEX_UNSPECIFIED (0).
                 Observation::PktMon { component, .. } => (0, *component as u32, None),
-                Observation::Ndis {
-                    miniport_if_index,
-                    lower_if_index,
-                } => (*miniport_if_index, *lower_if_index, None),
+                Observation::Ndis { miniport_if_index, lower_if_index } => (*miniport_if_index, *lower_if_index, None),
                 Observation::VmSwitch {
-                    miniport_if_index,
-                    lower_if_index,
-                    source_nic_type,
-                    source_nic_name,
-                    source_port_name,
-                    ..
+                    miniport_if_index, lower_if_index, source_nic_type, source_nic_name, source_port_name, ..
                 } => (
                     *miniport_if_index,
                     *lower_if_index,
-                    Some((
-                        source_nic_type.clone(),
-                        source_nic_name.clone(),
-                        source_port_name.clone(),
-                    )),
+                    Some((source_nic_type.clone(), source_nic_name.clone(), source_port_name.clone())),
                 ),
             };
             seen.insert(key.clone(), list.len());
-            list.push(CompatIface {
-                key,
-                miniport,
-                lower,
-                linktype: compat_linktype(&f),
-                vnic,
-            });
+            list.push(CompatIface { key, miniport, lower, linktype: compat_linktype(&f), vnic });
         }
         // MiniportIfIndex, then the miniport itself before the filters above it, then
         // LowerIfIndex; etl2pcapng leaves other ties to qsort: link type, port, VLAN here.
         list.sort_by(|a, b| {
             let (am, bm) = (a.lower == a.miniport, b.lower == b.miniport);
-            a.miniport
-                .cmp(&b.miniport)
-                .then(bm.cmp(&am))
-                .then(a.lower.cmp(&b.lower))
-                .then_with(|| tie(&a.key).cmp(&tie(&b.key)))
+            a.miniport.cmp(&b.miniport).then(bm.cmp(&am)).then(a.lower.cmp(&b.lower)).then_with(|| tie(&a.key).cmp(&tie(&b.key)))
         });
-        let index = list
-            .iter()
-            .enumerate()
-            .map(|(i, x)| (x.key.clone(), i as u32))
-            .collect();
-        CompatInterfaces {
-            list,
-            index,
-            components: r.components().clone(),
-        }
+        let index = list.iter().enumerate().map(|(i, x)| (x.key.clone(), i as u32)).collect();
+        CompatInterfaces { list, index, components: r.components().clone() }
     }
 
     fn write<W: Write>(&self, w: &mut PcapngWriter<W>) -> io::Result<()> {
@@ -360,9 +290,7 @@ impl CompatInterfaces {
                         _ => 0,
                     };
                     name = match (i.linktype, &i.vnic) {
-                        (LINKTYPE_ETHERNET, Some((ty, _, port))) => {
-                            format!("vNIC:{ty}:{port}:{lower}:{}", vlan as i16)
-                        }
+                        (LINKTYPE_ETHERNET, Some((ty, _, port))) => format!("vNIC:{ty}:{port}:{lower}:{}", vlan as i16),
                         (LINKTYPE_ETHERNET, None) => format!("eth:{lower}:0"),
                         (LINKTYPE_IEEE802_11, _) => format!("wifi:{lower}"),
                         (LINKTYPE_RAW, _) => format!("mbb:{lower}"),
@@ -378,8 +306,7 @@ impl CompatInterfaces {
             }
             // etl2pcapng prints names into 256 bytes (255 characters kept).
             info.name = (!name.is_empty()).then(|| truncate_bytes(name, ETL2PCAPNG_COMMENT_MAX));
-            info.description =
-                (!desc.is_empty()).then(|| truncate_bytes(desc, ETL2PCAPNG_COMMENT_MAX));
+            info.description = (!desc.is_empty()).then(|| truncate_bytes(desc, ETL2PCAPNG_COMMENT_MAX));
             let extra: Vec<(u16, &[u8])> = addrs.iter().map(|(c, v)| (*c, &v[..])).collect();
             w.add_interface_with(&info, &extra)?;
         }
@@ -413,10 +340,7 @@ fn compat_mode<R: Read + Seek, W: Write>(
 ) -> Result<(ConvertSummary, W), ConvertError> {
     let mut w = PcapngWriter::new(out)?;
     ifaces.write(&mut w)?;
-    let mut s = ConvertSummary {
-        interfaces: ifaces.list.len() as u32,
-        ..ConvertSummary::default()
-    };
+    let mut s = ConvertSummary { interfaces: ifaces.list.len() as u32, ..ConvertSummary::default() };
     loop {
         let f = match r.next_frame() {
             Ok(Some(f)) => f,
@@ -426,15 +350,9 @@ fn compat_mode<R: Read + Seek, W: Write>(
                 break;
             }
         };
-        let Some(&iface) = ifaces.index.get(&compat_key(&f)) else {
-            continue;
-        };
+        let Some(&iface) = ifaces.index.get(&compat_key(&f)) else { continue };
         let info = &ifaces.list[iface as usize];
-        let flags = if f.keyword & keyword::SEND != 0 {
-            2u32
-        } else {
-            1
-        };
+        let flags = if f.keyword & keyword::SEND != 0 { 2u32 } else { 1 };
         let flags = flags.to_le_bytes();
         let packet_id = f.packet_id.filter(|&id| id != 0).map(u64::to_le_bytes);
         let process = process_option(&f);
@@ -471,15 +389,10 @@ fn compat_origlen(f: &EtlFrame) -> u32 {
         return f.origlen;
     }
     let d = &f.data;
-    let be = |at: usize| {
-        d.get(at..at + 2)
-            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) as u32)
-    };
+    let be = |at: usize| d.get(at..at + 2).map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) as u32);
     let inferred = match f.linktype {
         LINKTYPE_ETHERNET if d.len() >= 14 + 20 && be(12) == 0x0800 => be(16) + ETHERNET_HEADER_LEN,
-        LINKTYPE_ETHERNET if d.len() >= 14 + 40 && be(12) == 0x86DD => {
-            be(18) + 40 + ETHERNET_HEADER_LEN
-        }
+        LINKTYPE_ETHERNET if d.len() >= 14 + 40 && be(12) == 0x86DD => be(18) + 40 + ETHERNET_HEADER_LEN,
         LINKTYPE_RAW if d.len() >= 20 && d[0] >> 4 == 4 => be(2) + ETHERNET_HEADER_LEN,
         LINKTYPE_RAW if d.len() >= 20 && d[0] >> 4 == 6 => be(4) + 40 + ETHERNET_HEADER_LEN,
         _ => 0,
@@ -493,40 +406,21 @@ fn compat_comment(f: &EtlFrame, info: &CompatIface) -> String {
     let (pid, tid) = (f.process_id as i32, f.thread_id as i32);
     if let Some(w) = &f.wlan {
         // DOT11_PHY_TYPE names as etl2pcapng spells them.
-        const PHY: [&str; 11] = [
-            "Unknown",
-            "Fhss",
-            "Dsss",
-            "IrBaseband",
-            "802.11a",
-            "802.11b",
-            "802.11g",
-            "802.11n",
-            "802.11ac",
-            "802.11ad",
-            "802.11ax",
-        ];
+        const PHY: [&str; 11] =
+            ["Unknown", "Fhss", "Dsss", "IrBaseband", "802.11a", "802.11b", "802.11g", "802.11n", "802.11ac", "802.11ad", "802.11ax"];
         let phy = PHY.get(w.phy_type as usize).copied().unwrap_or(PHY[0]);
         return wlan_comment(pid, tid, w, phy);
     }
     match &f.observation {
         Observation::PktMon { .. } => String::new(),
         Observation::Ndis { .. } => format!("PID={pid} TID={tid}"),
-        Observation::VmSwitch {
-            destination_count,
-            rss_hash,
-            ..
-        } => {
+        Observation::VmSwitch { destination_count, rss_hash, .. } => {
             let (ty, nic, port) = info.vnic.clone().unwrap_or_default();
             let (vlan, port_id) = match info.key {
                 CompatKey::VmNic { vlan, port, .. } => (vlan as i16, port as i32),
                 _ => (0, 0),
             };
-            let dst = if *destination_count > 0 {
-                format!(" DstNicCount={}", *destination_count as i32)
-            } else {
-                String::new()
-            };
+            let dst = if *destination_count > 0 { format!(" DstNicCount={}", *destination_count as i32) } else { String::new() };
             format!(
                 "PID={pid} TID={tid} VlanId={vlan} SrcPortId={port_id} SrcNicType={ty} SrcNicName={nic} SrcPortName={port}{dst} HashValue={rss_hash:08x}"
             )

@@ -59,11 +59,7 @@ pub fn flow_key(linktype: u32, frame: &[u8]) -> Option<FlowKey> {
             let mut d = [0u8; 16];
             s[..4].copy_from_slice(ip.get(12..16)?);
             d[..4].copy_from_slice(ip.get(16..20)?);
-            let l4 = if frag_offset == 0 {
-                ip.get(ihl..)
-            } else {
-                None
-            };
+            let l4 = if frag_offset == 0 { ip.get(ihl..) } else { None };
             (*ip.get(9)?, s, d, l4)
         }
         ETHERTYPE_IPV6 => {
@@ -103,10 +99,7 @@ pub fn is_ethernet(f: &[u8]) -> bool {
         (be16(f, 12), f.get(14).map(|b| b >> 4)),
         (Some(ETHERTYPE_IPV4), Some(4))
             | (Some(ETHERTYPE_IPV6), Some(6))
-            | (
-                Some(0x0806 | ETHERTYPE_VLAN | ETHERTYPE_QINQ | 0x888E | 0x88CC),
-                _
-            )
+            | (Some(0x0806 | ETHERTYPE_VLAN | ETHERTYPE_QINQ | 0x888E | 0x88CC), _)
     )
 }
 
@@ -141,9 +134,7 @@ mod tests {
 
     #[test]
     fn both_directions_share_one_key() {
-        let mut ip = vec![
-            0x45, 0, 0, 40, 0, 0, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-        ];
+        let mut ip = vec![0x45, 0, 0, 40, 0, 0, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
         ip.extend_from_slice(&[0x04, 0xD2, 0x00, 0x50]); // 1234 → 80
         let mut rev = ip.clone();
         rev[12..20].copy_from_slice(&[10, 0, 0, 2, 10, 0, 0, 1]);

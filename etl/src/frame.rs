@@ -35,11 +35,7 @@ pub struct ReaderOptions {
 
 impl Default for ReaderOptions {
     fn default() -> Self {
-        ReaderOptions {
-            observation: ObservationFilter::default(),
-            keep_drops: true,
-            prescan_metadata: true,
-        }
+        ReaderOptions { observation: ObservationFilter::default(), keep_drops: true, prescan_metadata: true }
     }
 }
 
@@ -55,21 +51,12 @@ impl InterfaceKey {
     pub fn of(o: &Observation) -> InterfaceKey {
         match o {
             Observation::PktMon { component, .. } => InterfaceKey::PktMonComponent(*component),
-            Observation::Ndis {
-                miniport_if_index,
-                lower_if_index,
-            } => InterfaceKey::IfIndex {
-                miniport: *miniport_if_index,
-                lower: *lower_if_index,
-            },
-            Observation::VmSwitch {
-                lower_if_index,
-                source_port_id,
-                ..
-            } => InterfaceKey::VmSwitchPort {
-                lower: *lower_if_index,
-                port: *source_port_id,
-            },
+            Observation::Ndis { miniport_if_index, lower_if_index } => {
+                InterfaceKey::IfIndex { miniport: *miniport_if_index, lower: *lower_if_index }
+            }
+            Observation::VmSwitch { lower_if_index, source_port_id, .. } => {
+                InterfaceKey::VmSwitchPort { lower: *lower_if_index, port: *source_port_id }
+            }
         }
     }
 }
@@ -88,29 +75,14 @@ pub struct EtlInterface {
 }
 
 impl EtlInterface {
-    pub(crate) fn new(
-        id: u32,
-        key: InterfaceKey,
-        linktype: u32,
-        components: &BTreeMap<u16, Component>,
-    ) -> Self {
-        let mut i = EtlInterface {
-            id,
-            key: key.clone(),
-            linktype,
-            name: String::new(),
-            description: String::new(),
-            mac: None,
-            ipv4: vec![],
-            ipv6: vec![],
-        };
+    pub(crate) fn new(id: u32, key: InterfaceKey, linktype: u32, components: &BTreeMap<u16, Component>) -> Self {
+        let mut i =
+            EtlInterface { id, key: key.clone(), linktype, name: String::new(), description: String::new(), mac: None, ipv4: vec![], ipv6: vec![] };
         match key {
             InterfaceKey::PktMonComponent(c) => {
                 i.name = format!("pktmon:{c}");
                 if let Some(comp) = components.get(&c) {
-                    i.description = format!("{} {}", comp.name, comp.description)
-                        .trim()
-                        .to_string();
+                    i.description = format!("{} {}", comp.name, comp.description).trim().to_string();
                     i.mac = comp.mac.clone();
                     i.ipv4 = comp.ipv4.clone();
                     i.ipv6 = comp.ipv6.clone();
@@ -122,9 +94,7 @@ impl EtlInterface {
                     i.description = format!("filter over IfIndex {miniport}");
                 }
             }
-            InterfaceKey::VmSwitchPort { lower, port } => {
-                i.name = format!("vmswitch:{lower}:{port}")
-            }
+            InterfaceKey::VmSwitchPort { lower, port } => i.name = format!("vmswitch:{lower}:{port}"),
         }
         i
     }
@@ -174,65 +144,32 @@ impl EtlFrame {
         components: &BTreeMap<u16, Component>,
     ) -> EtlFrame {
         let mut comment = match &pe.observation {
-            Observation::PktMon {
-                component,
-                edge,
-                dir_tag,
-                appearance,
-                ..
-            } => {
-                let name = components
-                    .get(component)
-                    .map(|c| c.name.as_str())
-                    .unwrap_or("");
-                let tag = ["None", "In", "Out", "Rx", "Tx", "Ingress", "Egress"]
-                    .get(*dir_tag as usize)
-                    .unwrap_or(&"?");
-                format!(
-                    "PktMon component {component} {name} edge {edge} {tag} appearance {appearance}"
-                )
+            Observation::PktMon { component, edge, dir_tag, appearance, .. } => {
+                let name = components.get(component).map(|c| c.name.as_str()).unwrap_or("");
+                let tag = ["None", "In", "Out", "Rx", "Tx", "Ingress", "Egress"].get(*dir_tag as usize).unwrap_or(&"?");
+                format!("PktMon component {component} {name} edge {edge} {tag} appearance {appearance}")
             }
             Observation::Ndis { .. } => String::new(),
-            Observation::VmSwitch {
-                source_port_id,
-                source_port_name,
-                source_nic_name,
-                source_nic_type,
-                vlan_id,
-                ..
-            } => {
+            Observation::VmSwitch { source_port_id, source_port_name, source_nic_name, source_nic_type, vlan_id, .. } => {
                 format!("Hyper-V switch port {source_port_id} {source_port_name} NIC {source_nic_name} ({source_nic_type}) VLAN {vlan_id}")
             }
         };
         if process_id != 0 || thread_id != 0 {
-            comment = format!("{comment} PID={process_id} TID={thread_id}")
-                .trim()
-                .to_string();
+            comment = format!("{comment} PID={process_id} TID={thread_id}").trim().to_string();
         }
         if let Some(d) = &pe.drop {
             let why = d.reason_name.as_deref().unwrap_or("?");
-            comment.push_str(&format!(
-                "; dropped: {why} (reason {}, location 0x{:x})",
-                d.reason, d.location
-            ));
+            comment.push_str(&format!("; dropped: {why} (reason {}, location 0x{:x})", d.reason, d.location));
         }
         if let Some(w) = &pe.wlan {
             comment.push_str("; ");
             comment.push_str(&w.describe());
         }
         let options = FrameOptions {
-            comments: if comment.is_empty() {
-                vec![]
-            } else {
-                vec![comment]
-            },
+            comments: if comment.is_empty() { vec![] } else { vec![comment] },
             flags: (pe.direction != Direction::Unknown).then(|| pe.direction.epb_flags()),
             packet_id: pe.packet_id,
-            verdicts: if pe.drop.is_some() {
-                vec![VERDICT_DROP.to_vec()]
-            } else {
-                vec![]
-            },
+            verdicts: if pe.drop.is_some() { vec![VERDICT_DROP.to_vec()] } else { vec![] },
             ..FrameOptions::default()
         };
         EtlFrame {

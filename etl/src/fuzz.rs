@@ -15,10 +15,7 @@ use crate::{ObservationFilter, ReaderOptions};
 const MAX_OUT: usize = 1 << 16;
 
 pub fn exercise(data: &[u8]) {
-    let opts = ReaderOptions {
-        observation: ObservationFilter::All,
-        ..ReaderOptions::default()
-    };
+    let opts = ReaderOptions { observation: ObservationFilter::All, ..ReaderOptions::default() };
     if let Ok(mut r) = EtlReader::from_reader(Cursor::new(data), opts) {
         let mut last = i64::MIN;
         let mut n = 0;
@@ -32,15 +29,8 @@ pub fn exercise(data: &[u8]) {
         let conns = r.tcpip().connections();
         assert_eq!(r.tcpip().resolve(&conns).len(), r.tcpip().rows.len());
         for mode in [Mode::Default, Mode::Etl2pcapng] {
-            let o = ConvertOptions {
-                mode,
-                ..ConvertOptions::default()
-            };
-            let _ = convert(
-                |ro| EtlReader::from_reader(Cursor::new(data), ro),
-                Vec::new(),
-                &o,
-            );
+            let o = ConvertOptions { mode, ..ConvertOptions::default() };
+            let _ = convert(|ro| EtlReader::from_reader(Cursor::new(data), ro), Vec::new(), &o);
         }
     }
     let mut out = Vec::new();

@@ -23,9 +23,9 @@ pub mod bytes;
 pub mod container;
 pub mod convert;
 pub mod flowkey;
-pub mod frame;
 #[doc(hidden)]
 pub mod fuzz;
+pub mod frame;
 pub mod logfile;
 pub mod ndiscap;
 pub mod packet;
@@ -40,9 +40,9 @@ pub mod xpress;
 pub mod xpress_huffman;
 
 pub use bytes::Guid;
-pub use convert::{convert, convert_file, ConvertError, ConvertOptions, ConvertSummary, Mode};
 pub use frame::{EtlFrame, EtlInterface, InterfaceKey, ObservationFilter, ReaderOptions};
 pub use packet::{Direction, DropInfo, Observation, WlanMetadata};
+pub use convert::{convert, convert_file, ConvertError, ConvertOptions, ConvertSummary, Mode};
 pub use reader::{looks_like_etl, EtlReader};
 pub use source::{ComponentChoice, EtlSource};
 pub use stats::EtlStats;

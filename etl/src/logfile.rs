@@ -89,10 +89,7 @@ impl LogfileHeader {
         let (log_file_name, _) = utf16z_at(p, names_at + used).unwrap_or_default();
         Some(LogfileHeader {
             buffer_size: u32_at(p, field::BUFFER_SIZE)?,
-            version: (
-                u8_at(p, field::MAJOR_VERSION)?,
-                u8_at(p, field::MINOR_VERSION)?,
-            ),
+            version: (u8_at(p, field::MAJOR_VERSION)?, u8_at(p, field::MINOR_VERSION)?),
             os_build: u32_at(p, field::PROVIDER_VERSION)?,
             number_of_processors: u32_at(p, field::NUMBER_OF_PROCESSORS)?,
             end_time: i64_at(p, field::END_TIME)?,
@@ -131,11 +128,7 @@ impl Clock {
             ClockType::CpuCycle => h.cpu_speed_mhz as i64 * 1_000_000,
             ClockType::Qpc | ClockType::Unknown(_) => h.perf_freq,
         };
-        Clock {
-            start_time: h.start_time,
-            base: header_event_raw,
-            frequency: frequency.max(0),
-        }
+        Clock { start_time: h.start_time, base: header_event_raw, frequency: frequency.max(0) }
     }
 
     /// Nanoseconds since 1970-01-01 UTC, saturating at the `i64` range.
@@ -180,13 +173,7 @@ mod tests {
         assert_eq!(c.to_unix_ns(1_000), 1_000_000_000);
         assert_eq!(c.to_unix_ns(1_001), 1_000_000_333); // floor(10^9 / 3·10^6)
         assert_eq!(c.to_unix_ns(999), 999_999_666); // floor toward −∞
-        let s = Clock::new(
-            &LogfileHeader {
-                clock: ClockType::SystemTime,
-                ..h
-            },
-            0,
-        );
+        let s = Clock::new(&LogfileHeader { clock: ClockType::SystemTime, ..h }, 0);
         assert_eq!(s.to_unix_ns(FILETIME_UNIX_EPOCH + 7), 700);
     }
 }

@@ -48,13 +48,7 @@ pub fn linktype(kw: u64) -> u32 {
 
 impl Reassembly {
     /// Feeds one ndiscap event; returns a packet when one is complete.
-    pub fn event(
-        &mut self,
-        id: u16,
-        kw: u64,
-        thread_id: u32,
-        f: &Fields<'_, '_>,
-    ) -> Result<Option<PacketEvent>, &'static str> {
+    pub fn event(&mut self, id: u16, kw: u64, thread_id: u32, f: &Fields<'_, '_>) -> Result<Option<PacketEvent>, &'static str> {
         let lower = f.uint("LowerIfIndex").ok_or("LowerIfIndex missing")? as u32;
         let miniport = f.uint("MiniportIfIndex").unwrap_or(lower as u64) as u32;
         if id == ndis_event::PACKET_METADATA {
@@ -97,10 +91,7 @@ impl Reassembly {
                 rss_hash,
             }
         } else {
-            Observation::Ndis {
-                miniport_if_index: miniport,
-                lower_if_index: lower,
-            }
+            Observation::Ndis { miniport_if_index: miniport, lower_if_index: lower }
         };
         let direction = if kw & keyword::SEND != 0 {
             Direction::Outbound
@@ -126,10 +117,7 @@ impl Reassembly {
 /// ndiscap does not record truncation: recover the wire length from the IP header
 /// (total length for IPv4, payload length + 40 for IPv6), plus the link header.
 pub fn inferred_length(linktype: u32, d: &[u8]) -> u32 {
-    let be = |at: usize| {
-        d.get(at..at + 2)
-            .map(|b| u16::from_be_bytes([b[0], b[1]]) as u32)
-    };
+    let be = |at: usize| d.get(at..at + 2).map(|b| u16::from_be_bytes([b[0], b[1]]) as u32);
     let ip_at = match linktype {
         LINKTYPE_ETHERNET => match be(12) {
             Some(0x0800) | Some(0x86DD) => 14,
@@ -152,11 +140,7 @@ fn oob_vlan_and_hash(oob: &[u8]) -> (u16, u32) {
     const SLOT: usize = 8;
     const IEEE8021Q: usize = 4;
     const HASH_VALUE: usize = 8;
-    let slot = |i: usize| {
-        oob.get(i * SLOT..i * SLOT + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .unwrap_or(0)
-    };
+    let slot = |i: usize| oob.get(i * SLOT..i * SLOT + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
     (((slot(IEEE8021Q) >> 4) & 0xFFF) as u16, slot(HASH_VALUE))
 }
 

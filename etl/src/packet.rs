@@ -35,10 +35,7 @@ pub enum Observation {
         packet_number: u16,
     },
     /// An NDIS interface: the miniport and the (filter) interface above it that logged.
-    Ndis {
-        miniport_if_index: u32,
-        lower_if_index: u32,
-    },
+    Ndis { miniport_if_index: u32, lower_if_index: u32 },
     /// A Hyper-V switch port (event 1003). `vlan_id` and `rss_hash` come from the event's
     /// NET_BUFFER_LIST out-of-band data, when the schema names it (`OOBData`).
     VmSwitch {
@@ -106,19 +103,8 @@ pub struct WlanMetadata {
 
 impl WlanMetadata {
     pub const LEN: usize = 48;
-    pub const PHY_NAMES: [&'static str; 11] = [
-        "Unknown",
-        "FHSS",
-        "DSSS",
-        "IrBaseband",
-        "802.11a",
-        "802.11b",
-        "802.11g",
-        "802.11n",
-        "802.11ac",
-        "802.11ad",
-        "802.11ax",
-    ];
+    pub const PHY_NAMES: [&'static str; 11] =
+        ["Unknown", "FHSS", "DSSS", "IrBaseband", "802.11a", "802.11b", "802.11g", "802.11n", "802.11ac", "802.11ad", "802.11ax"];
 
     pub fn parse(m: &[u8]) -> Option<WlanMetadata> {
         if m.len() != Self::LEN {
@@ -136,10 +122,7 @@ impl WlanMetadata {
     }
 
     pub fn phy_name(&self) -> &'static str {
-        Self::PHY_NAMES
-            .get(self.phy_type as usize)
-            .copied()
-            .unwrap_or("Unknown")
+        Self::PHY_NAMES.get(self.phy_type as usize).copied().unwrap_or("Unknown")
     }
 
     /// The comment text of the default conversion.

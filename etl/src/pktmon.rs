@@ -48,31 +48,19 @@ pub fn direction(dir_tag: u16) -> Direction {
 }
 
 /// Turns a 160 or 170 event into a packet; `None` for non-frame packet types.
-pub fn packet(
-    id: u16,
-    f: &Fields<'_, '_>,
-    maps: &ValueMaps,
-) -> Result<Option<PacketEvent>, &'static str> {
-    let u16f = |n: &str| {
-        f.uint(n)
-            .map(|v| v as u16)
-            .ok_or("PktMon packet field missing")
-    };
+pub fn packet(id: u16, f: &Fields<'_, '_>, maps: &ValueMaps) -> Result<Option<PacketEvent>, &'static str> {
+    let u16f = |n: &str| f.uint(n).map(|v| v as u16).ok_or("PktMon packet field missing");
     let packet_type = u16f("PacketType")?;
     let Some(mut linktype) = linktype(packet_type) else {
         return Ok(None);
     };
     let payload = f.bytes("Payload").ok_or("PktMon payload missing")?;
     // Components above a native Wi-Fi miniport log Ethernet frames still typed "WiFi".
-    let relabelled = linktype == LINKTYPE_IEEE802_11
-        && !flowkey::is_dot11_data(payload)
-        && flowkey::is_ethernet(payload);
+    let relabelled = linktype == LINKTYPE_IEEE802_11 && !flowkey::is_dot11_data(payload) && flowkey::is_ethernet(payload);
     if relabelled {
         linktype = LINKTYPE_ETHERNET;
     }
-    let original = f
-        .uint("OriginalPayloadSize")
-        .unwrap_or(payload.len() as u64) as u32;
+    let original = f.uint("OriginalPayloadSize").unwrap_or(payload.len() as u64) as u32;
     let dir_tag = u16f("DirTag")?;
     let drop = (id == pktmon_event::PACKET_DROP).then(|| {
         let reason = f.uint("DropReason").unwrap_or(0) as u32;
@@ -80,12 +68,8 @@ pub fn packet(
         DropInfo {
             reason,
             location,
-            reason_name: maps
-                .lookup(PKTMON, "DropReason", reason)
-                .map(str::to_string),
-            location_name: maps
-                .lookup(PKTMON, "DropLocation", location)
-                .map(str::to_string),
+            reason_name: maps.lookup(PKTMON, "DropReason", reason).map(str::to_string),
+            location_name: maps.lookup(PKTMON, "DropLocation", location).map(str::to_string),
         }
     });
     Ok(Some(PacketEvent {
@@ -110,18 +94,9 @@ pub fn packet(
 
 /// Applies a component rundown event to the component table; ignores other ids.
 pub fn component_event(id: u16, f: &Fields<'_, '_>, components: &mut BTreeMap<u16, Component>) {
-    let key = if id == pktmon_event::COMPONENT {
-        "Id"
-    } else {
-        "ComponentId"
-    };
-    let Some(cid) = f.uint(key).map(|v| v as u16) else {
-        return;
-    };
-    let c = components.entry(cid).or_insert_with(|| Component {
-        id: cid,
-        ..Component::default()
-    });
+    let key = if id == pktmon_event::COMPONENT { "Id" } else { "ComponentId" };
+    let Some(cid) = f.uint(key).map(|v| v as u16) else { return };
+    let c = components.entry(cid).or_insert_with(|| Component { id: cid, ..Component::default() });
     match id {
         pktmon_event::COMPONENT => {
             c.kind = f.uint("Type").unwrap_or(0) as u16;
@@ -136,20 +111,14 @@ pub fn component_event(id: u16, f: &Fields<'_, '_>, components: &mut BTreeMap<u1
             }
         }
         pktmon_event::COMPONENT_IPV4 => {
-            if let Some(a) = f
-                .bytes("IpAddress")
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            {
+            if let Some(a) = f.bytes("IpAddress").and_then(|b| <[u8; 4]>::try_from(b).ok()) {
                 if !c.ipv4.contains(&a) && c.ipv4.len() < 64 {
                     c.ipv4.push(a);
                 }
             }
         }
         pktmon_event::COMPONENT_IPV6 => {
-            if let Some(a) = f
-                .bytes("IpAddress")
-                .and_then(|b| <[u8; 16]>::try_from(b).ok())
-            {
+            if let Some(a) = f.bytes("IpAddress").and_then(|b| <[u8; 16]>::try_from(b).ok()) {
                 if !c.ipv6.contains(&a) && c.ipv6.len() < 64 {
                     c.ipv6.push(a);
                 }

@@ -18,9 +18,7 @@ use crate::ndiscap::Reassembly;
 use crate::packet::{Observation, PacketEvent};
 use crate::pktmon::{self, Component};
 use crate::record::{parse_record, HeaderKind, Parsed};
-use crate::schema::{
-    Schema, ValueMaps, EVENT_METADATA, METADATA_TYPE_EVENT_INFO, METADATA_TYPE_MAP_INFO,
-};
+use crate::schema::{Schema, ValueMaps, EVENT_METADATA, METADATA_TYPE_EVENT_INFO, METADATA_TYPE_MAP_INFO};
 use crate::stats::EtlStats;
 use crate::tcpip::TcpipTable;
 
@@ -62,10 +60,7 @@ impl EtlReader<BufReader<File>> {
 
 impl EtlReader<BufReader<RandomAccess>> {
     /// Reads an opened input's random-access view (`Input::into_random_access`).
-    pub fn from_random_access(
-        ra: RandomAccess,
-        options: ReaderOptions,
-    ) -> Result<Self, IngestError> {
+    pub fn from_random_access(ra: RandomAccess, options: ReaderOptions) -> Result<Self, IngestError> {
         EtlReader::from_reader(BufReader::with_capacity(1 << 16, ra), options)
     }
 }
@@ -80,43 +75,26 @@ impl<R: Read + Seek> EtlReader<R> {
         }
         let mut first = [0u8; BUFFER_HEADER_LEN + 8];
         let n = (len as usize).min(first.len());
-        src.seek(SeekFrom::Start(0))
-            .and_then(|_| src.read_exact(&mut first[..n]))
-            .map_err(io)?;
+        src.seek(SeekFrom::Start(0)).and_then(|_| src.read_exact(&mut first[..n])).map_err(io)?;
         sniff(&first[..n], len)?;
         let mut container = Container::index(src)?;
         let (at, data) = container.first_buffer()?;
         let Ok(Parsed::Record(h)) = parse_record(&data) else {
-            return Err(kind_at(
-                IngestErrorKind::Corrupt("first record of the file is unreadable".into()),
-                at,
-            ));
+            return Err(kind_at(IngestErrorKind::Corrupt("first record of the file is unreadable".into()), at));
         };
         let payload = data.get(h.payload_offset..h.size).unwrap_or(&[]);
         let ptr64 = matches!(h.kind, HeaderKind::System { ptr64: true });
         let header = LogfileHeader::parse(payload, ptr64).ok_or_else(|| {
-            kind_at(
-                IngestErrorKind::Corrupt("TRACE_LOGFILE_HEADER too short".into()),
-                at + BUFFER_HEADER_LEN as u64,
-            )
+            kind_at(IngestErrorKind::Corrupt("TRACE_LOGFILE_HEADER too short".into()), at + BUFFER_HEADER_LEN as u64)
         })?;
         let clock = Clock::new(&header, h.timestamp.unwrap_or(0));
         // A file cut exactly at a buffer boundary: the header knows how many were written.
         if (header.buffers_written as u64) > container.stats.buffers {
-            container.defer(kind_at(
-                IngestErrorKind::Truncated {
-                    needed: BUFFER_HEADER_LEN as u64,
-                    available: 0,
-                },
-                len,
-            ));
+            container.defer(kind_at(IngestErrorKind::Truncated { needed: BUFFER_HEADER_LEN as u64, available: 0 }, len));
         }
         container.stats.events_lost = header.events_lost as u64;
         container.stats.buffers_lost = header.buffers_lost as u64;
-        let builtin = builtin::schemas()
-            .into_iter()
-            .map(|s| ((s.provider, s.id), s))
-            .collect();
+        let builtin = builtin::schemas().into_iter().map(|s| ((s.provider, s.id), s)).collect();
         let mut r = EtlReader {
             container,
             header,
@@ -179,12 +157,7 @@ impl<R: Read + Seek> EtlReader<R> {
             let (h, payload) = (ev.header, ev.payload);
             let stats = &mut self.counts;
             if matches!(h.kind, HeaderKind::Full { .. }) && h.provider == EVENT_METADATA {
-                if learn_metadata(
-                    &mut self.embedded,
-                    &mut self.maps,
-                    h.descriptor.opcode,
-                    payload,
-                ) {
+                if learn_metadata(&mut self.embedded, &mut self.maps, h.descriptor.opcode, payload) {
                     stats.schemas += 1;
                 }
                 continue;
@@ -195,10 +168,7 @@ impl<R: Read + Seek> EtlReader<R> {
             let id = h.descriptor.id;
             let is_packet = match h.provider {
                 PKTMON => id == pktmon_event::PACKET || id == pktmon_event::PACKET_DROP,
-                NDIS_PACKET_CAPTURE => matches!(
-                    id,
-                    ndis_event::PACKET_FRAGMENT | ndis_event::VMSWITCH_PACKET_FRAGMENT
-                ),
+                NDIS_PACKET_CAPTURE => matches!(id, ndis_event::PACKET_FRAGMENT | ndis_event::VMSWITCH_PACKET_FRAGMENT),
                 _ => false,
             };
             let wanted = is_packet
@@ -208,9 +178,7 @@ impl<R: Read + Seek> EtlReader<R> {
             if !wanted {
                 continue;
             }
-            let Some(schema) = schema_for(&self.embedded, &self.builtin, &ev) else {
-                continue;
-            };
+            let Some(schema) = schema_for(&self.embedded, &self.builtin, &ev) else { continue };
             stats.packet_events += is_packet as u64;
             let Ok(f) = schema.layout(payload, h.pointer_size()) else {
                 stats.malformed_packet_events += is_packet as u64;
@@ -222,10 +190,7 @@ impl<R: Read + Seek> EtlReader<R> {
                     pktmon::component_event(id, &f, &mut self.components);
                     continue;
                 }
-                NDIS_PACKET_CAPTURE => {
-                    self.reassembly
-                        .event(id, h.descriptor.keyword, h.thread_id, &f)
-                }
+                NDIS_PACKET_CAPTURE => self.reassembly.event(id, h.descriptor.keyword, h.thread_id, &f),
                 _ => {
                     self.tcpip.add(&ev, &f, self.clock.to_unix_ns(ev.raw_ts));
                     continue;
@@ -248,32 +213,14 @@ impl<R: Read + Seek> EtlReader<R> {
             stats.wifi_typed_ethernet += pe.relabelled as u64;
             stats.drops += pe.drop.is_some() as u64;
             let number = stats.frames;
-            let (ts_ns, pid, tid, cpu) = (
-                self.clock.to_unix_ns(ev.raw_ts),
-                h.process_id,
-                h.thread_id,
-                ev.processor,
-            );
+            let (ts_ns, pid, tid, cpu) = (self.clock.to_unix_ns(ev.raw_ts), h.process_id, h.thread_id, ev.processor);
             let key = InterfaceKey::of(&pe.observation);
             let n = self.interfaces.len() as u32;
-            let interface = *self
-                .interface_ids
-                .entry((key.clone(), pe.linktype))
-                .or_insert(n);
+            let interface = *self.interface_ids.entry((key.clone(), pe.linktype)).or_insert(n);
             if interface == n {
                 self.interfaces.push((key, pe.linktype));
             }
-            return Ok(Some(EtlFrame::new(
-                number,
-                ts_ns,
-                interface,
-                pe,
-                pid,
-                tid,
-                cpu,
-                h.descriptor.keyword,
-                &self.components,
-            )));
+            return Ok(Some(EtlFrame::new(number, ts_ns, interface, pe, pid, tid, cpu, h.descriptor.keyword, &self.components)));
         }
     }
 
@@ -334,24 +281,11 @@ impl<R: Read + Seek> EtlReader<R> {
 
 fn is_component_event(id: u16) -> bool {
     use pktmon_event::*;
-    matches!(
-        id,
-        COMPONENT
-            | COMPONENT_PROPERTY
-            | COMPONENT_IPV4
-            | COMPONENT_IPV6
-            | COMPONENT_HW_ADDR
-            | COMPONENT_VMSWITCH_NAME
-    )
+    matches!(id, COMPONENT | COMPONENT_PROPERTY | COMPONENT_IPV4 | COMPONENT_IPV6 | COMPONENT_HW_ADDR | COMPONENT_VMSWITCH_NAME)
 }
 
 /// Stores a schema (class type 32) or value map (33); true for a new schema.
-fn learn_metadata(
-    embedded: &mut HashMap<(Guid, u16, u8), Schema>,
-    maps: &mut ValueMaps,
-    class_type: u8,
-    p: &[u8],
-) -> bool {
+fn learn_metadata(embedded: &mut HashMap<(Guid, u16, u8), Schema>, maps: &mut ValueMaps, class_type: u8, p: &[u8]) -> bool {
     match class_type {
         METADATA_TYPE_EVENT_INFO => match Schema::from_trace_event_info(p) {
             Some(s) => embedded.insert((s.provider, s.id, s.version), s).is_none(),
@@ -371,9 +305,7 @@ fn schema_for<'s>(
     ev: &EventRecord<'_>,
 ) -> Option<&'s Schema> {
     let d = ev.header.descriptor;
-    embedded
-        .get(&(ev.header.provider, d.id, d.version))
-        .or_else(|| builtin.get(&(ev.header.provider, d.id)))
+    embedded.get(&(ev.header.provider, d.id, d.version)).or_else(|| builtin.get(&(ev.header.provider, d.id)))
 }
 
 /// The observation-point filter (see [`ObservationFilter`]).
@@ -389,9 +321,7 @@ fn keep(
     match o.observation {
         ObservationFilter::All => true,
         ObservationFilter::Point(p) => pe.observation.point() == p,
-        ObservationFilter::FirstAppearance => {
-            !matches!(pe.observation, Observation::PktMon { appearance, .. } if appearance > 1)
-        }
+        ObservationFilter::FirstAppearance => !matches!(pe.observation, Observation::PktMon { appearance, .. } if appearance > 1),
         ObservationFilter::FirstPerFlow => {
             if flow_points.len() >= 1 << 20 {
                 flow_points.clear(); // bound memory on huge traces: choose again
@@ -420,13 +350,7 @@ fn sniff(b: &[u8], len: u64) -> Result<(), IngestError> {
     let Some(h) = BufferHeader::parse(b) else {
         let plausible = u32::from_le_bytes(magic) as usize;
         return if (BUFFER_HEADER_LEN..=MAX_BUFFER_LEN).contains(&plausible) {
-            Err(kind_at(
-                IngestErrorKind::Truncated {
-                    needed: BUFFER_HEADER_LEN as u64 + 8,
-                    available: len,
-                },
-                0,
-            ))
+            Err(kind_at(IngestErrorKind::Truncated { needed: BUFFER_HEADER_LEN as u64 + 8, available: len }, 0))
         } else {
             Err(not_etl())
         };
@@ -441,13 +365,7 @@ fn sniff(b: &[u8], len: u64) -> Result<(), IngestError> {
             return Err(not_etl());
         }
     } else {
-        return Err(kind_at(
-            IngestErrorKind::Truncated {
-                needed: BUFFER_HEADER_LEN as u64 + 8,
-                available: len,
-            },
-            0,
-        ));
+        return Err(kind_at(IngestErrorKind::Truncated { needed: BUFFER_HEADER_LEN as u64 + 8, available: len }, 0));
     }
     Ok(())
 }

@@ -20,24 +20,12 @@ use crate::bytes::{align8, guid_at, i64_at, u16_at, u32_at, u64_at, u8_at, Guid}
 /// `TRACE_HEADER_TYPE_*` and the message form, as found in a record's marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HeaderKind {
-    System {
-        ptr64: bool,
-    },
-    Compact {
-        ptr64: bool,
-    },
-    PerfInfo {
-        ptr64: bool,
-    },
-    Full {
-        ptr64: bool,
-    },
-    Instance {
-        ptr64: bool,
-    },
-    Event {
-        ptr64: bool,
-    },
+    System { ptr64: bool },
+    Compact { ptr64: bool },
+    PerfInfo { ptr64: bool },
+    Full { ptr64: bool },
+    Instance { ptr64: bool },
+    Event { ptr64: bool },
     /// A WPP `MESSAGE_TRACE_HEADER` record.
     Message,
     /// Timed, error or WNODE headers: sized, never decoded.
@@ -159,32 +147,18 @@ pub fn parse_record(b: &[u8]) -> Result<Parsed, &'static str> {
     let hdr_len;
     if marker_flags & 0xC0 == 0xC0 {
         let kind = match header_type {
-            0x01 | 0x02 => HeaderKind::System {
-                ptr64: header_type == 0x02,
-            },
-            0x03 | 0x04 => HeaderKind::Compact {
-                ptr64: header_type == 0x04,
-            },
-            0x10 | 0x11 => HeaderKind::PerfInfo {
-                ptr64: header_type == 0x11,
-            },
-            0x0A | 0x14 => HeaderKind::Full {
-                ptr64: header_type == 0x14,
-            },
-            0x0B | 0x15 => HeaderKind::Instance {
-                ptr64: header_type == 0x15,
-            },
-            0x12 | 0x13 => HeaderKind::Event {
-                ptr64: header_type == 0x13,
-            },
+            0x01 | 0x02 => HeaderKind::System { ptr64: header_type == 0x02 },
+            0x03 | 0x04 => HeaderKind::Compact { ptr64: header_type == 0x04 },
+            0x10 | 0x11 => HeaderKind::PerfInfo { ptr64: header_type == 0x11 },
+            0x0A | 0x14 => HeaderKind::Full { ptr64: header_type == 0x14 },
+            0x0B | 0x15 => HeaderKind::Instance { ptr64: header_type == 0x15 },
+            0x12 | 0x13 => HeaderKind::Event { ptr64: header_type == 0x13 },
             0x0C..=0x0E => HeaderKind::Other(header_type),
             _ => return Err("unknown trace header type"),
         };
         h.kind = kind;
         hdr_len = match kind {
-            HeaderKind::System { .. }
-            | HeaderKind::Compact { .. }
-            | HeaderKind::PerfInfo { .. } => {
+            HeaderKind::System { .. } | HeaderKind::Compact { .. } | HeaderKind::PerfInfo { .. } => {
                 h.size = u16_at(b, 4).ok_or("record header cut short")? as usize;
                 h.descriptor.id = u16_at(b, 6).ok_or("record header cut short")?;
                 match kind {
@@ -255,8 +229,7 @@ pub fn parse_record(b: &[u8]) -> Result<Parsed, &'static str> {
         loop {
             let ext_flags = u16_at(r, payload + 4).ok_or("extended data item cut short")?;
             let data_size = u16_at(r, payload + 6).ok_or("extended data item cut short")? as usize;
-            payload = align8(payload + EXT_ITEM_HEADER_LEN + data_size)
-                .ok_or("extended data overflows")?;
+            payload = align8(payload + EXT_ITEM_HEADER_LEN + data_size).ok_or("extended data overflows")?;
             h.extended_items = h.extended_items.saturating_add(1);
             if payload > r.len() {
                 return Err("extended data runs past the record");
@@ -311,15 +284,10 @@ mod tests {
         r.extend_from_slice(b"PAY");
         let n = r.len() as u16;
         r[0..2].copy_from_slice(&n.to_le_bytes());
-        let Parsed::Record(h) = parse_record(&r).unwrap() else {
-            panic!()
-        };
+        let Parsed::Record(h) = parse_record(&r).unwrap() else { panic!() };
         assert_eq!(h.extended_items, 2);
         assert_eq!(&r[h.payload_offset..h.size], b"PAY");
-        assert_eq!(
-            (h.timestamp, h.descriptor.id, h.pointer_size()),
-            (Some(1234), 160, 8)
-        );
+        assert_eq!((h.timestamp, h.descriptor.id, h.pointer_size()), (Some(1234), 160, 8));
         assert_eq!(h.stride(), 0x50 + 32 + 8);
     }
 

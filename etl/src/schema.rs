@@ -12,12 +12,8 @@ use std::collections::HashMap;
 use crate::bytes::{guid_at, u16_at, u32_at, u64_at, u8_at, utf16z_at, Guid};
 
 /// Class GUID of the relogger's schema events.
-pub const EVENT_METADATA: Guid = Guid::from_fields(
-    0xbbccf6c1,
-    0x6cd1,
-    0x48c4,
-    [0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71],
-);
+pub const EVENT_METADATA: Guid =
+    Guid::from_fields(0xbbccf6c1, 0x6cd1, 0x48c4, [0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71]);
 pub const METADATA_TYPE_EVENT_INFO: u8 = 32;
 pub const METADATA_TYPE_MAP_INFO: u8 = 33;
 
@@ -113,9 +109,7 @@ fn name_at(b: &[u8], off: u32) -> String {
     if off == 0 {
         return String::new();
     }
-    utf16z_at(b, off as usize)
-        .map(|(s, _)| s.trim_end().to_string())
-        .unwrap_or_default()
+    utf16z_at(b, off as usize).map(|(s, _)| s.trim_end().to_string()).unwrap_or_default()
 }
 
 impl Schema {
@@ -138,16 +132,8 @@ impl Schema {
                 name: name_at(t, u32_at(t, at + 4)?),
                 in_type: if is_struct { 0 } else { a },
                 out_type: if is_struct { 0 } else { b },
-                count: if flags & prop_flag::PARAM_COUNT != 0 {
-                    Amount::FromProperty(count_v)
-                } else {
-                    Amount::Fixed(count_v)
-                },
-                length: if flags & prop_flag::PARAM_LENGTH != 0 {
-                    Amount::FromProperty(length_v)
-                } else {
-                    Amount::Fixed(length_v)
-                },
+                count: if flags & prop_flag::PARAM_COUNT != 0 { Amount::FromProperty(count_v) } else { Amount::Fixed(count_v) },
+                length: if flags & prop_flag::PARAM_LENGTH != 0 { Amount::FromProperty(length_v) } else { Amount::Fixed(length_v) },
                 members: is_struct.then_some((a, b)),
                 map_name: (!is_struct && map_off != 0).then(|| name_at(t, map_off)),
             });
@@ -164,18 +150,12 @@ impl Schema {
     }
 
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.properties[..self.top_level]
-            .iter()
-            .position(|p| p.name == name)
+        self.properties[..self.top_level].iter().position(|p| p.name == name)
     }
 
     /// Finds every top-level property's bytes in `payload`. Fails when the payload is
     /// shorter than the schema demands; bytes left over at the end are allowed.
-    pub fn layout<'a>(
-        &self,
-        payload: &'a [u8],
-        ptr_size: usize,
-    ) -> Result<Fields<'a, '_>, &'static str> {
+    pub fn layout<'a>(&self, payload: &'a [u8], ptr_size: usize) -> Result<Fields<'a, '_>, &'static str> {
         let mut values: Vec<Option<u64>> = vec![None; self.properties.len()];
         let mut spans = Vec::with_capacity(self.top_level);
         let mut at = 0usize;
@@ -184,47 +164,24 @@ impl Schema {
             at = self.skip(i, payload, at, ptr_size, &mut values, 0)?;
             spans.push((start, at));
         }
-        Ok(Fields {
-            schema: self,
-            payload,
-            spans,
-        })
+        Ok(Fields { schema: self, payload, spans })
     }
 
     fn amount(&self, a: Amount, values: &[Option<u64>]) -> Result<u64, &'static str> {
         match a {
             Amount::Fixed(n) => Ok(n as u64),
-            Amount::FromProperty(i) => values
-                .get(i as usize)
-                .copied()
-                .flatten()
-                .ok_or("count or length refers to no integer property"),
+            Amount::FromProperty(i) => values.get(i as usize).copied().flatten().ok_or("count or length refers to no integer property"),
         }
     }
 
     /// Returns the offset after property `i` (all its array elements) starting at `at`.
-    fn skip(
-        &self,
-        i: usize,
-        p: &[u8],
-        mut at: usize,
-        ptr: usize,
-        values: &mut [Option<u64>],
-        depth: u8,
-    ) -> Result<usize, &'static str> {
-        let prop = self
-            .properties
-            .get(i)
-            .ok_or("property index out of range")?;
+    fn skip(&self, i: usize, p: &[u8], mut at: usize, ptr: usize, values: &mut [Option<u64>], depth: u8) -> Result<usize, &'static str> {
+        let prop = self.properties.get(i).ok_or("property index out of range")?;
         if depth > 4 {
             return Err("structs nested too deeply");
         }
         let count = self.amount(prop.count, values)?.max(1);
-        let count = if matches!(prop.count, Amount::Fixed(0)) {
-            1
-        } else {
-            count
-        };
+        let count = if matches!(prop.count, Amount::Fixed(0)) { 1 } else { count };
         if count > p.len() as u64 + 1 {
             return Err("array count larger than the payload");
         }
@@ -236,12 +193,8 @@ impl Schema {
                 continue;
             }
             let len = self.amount(prop.length, values)? as usize;
-            let size = element_size(prop.in_type, len, &p[at.min(p.len())..], ptr)
-                .ok_or("property runs past the payload")?;
-            let end = at
-                .checked_add(size)
-                .filter(|&e| e <= p.len())
-                .ok_or("property runs past the payload")?;
+            let size = element_size(prop.in_type, len, &p[at.min(p.len())..], ptr).ok_or("property runs past the payload")?;
+            let end = at.checked_add(size).filter(|&e| e <= p.len()).ok_or("property runs past the payload")?;
             values[i] = int_value(&p[at..end]);
             at = end;
         }
@@ -264,9 +217,7 @@ fn int_value(b: &[u8]) -> Option<u64> {
 fn element_size(in_type: u16, len: usize, rest: &[u8], ptr: usize) -> Option<usize> {
     use in_type::*;
     let nul_terminated = |unit: usize| {
-        (0..rest.len() / unit)
-            .find(|&k| rest[k * unit..(k + 1) * unit].iter().all(|&b| b == 0))
-            .map(|k| (k + 1) * unit)
+        (0..rest.len() / unit).find(|&k| rest[k * unit..(k + 1) * unit].iter().all(|&b| b == 0)).map(|k| (k + 1) * unit)
     };
     Some(match in_type {
         UNICODESTRING if len > 0 => len * 2,
@@ -283,9 +234,7 @@ fn element_size(in_type: u16, len: usize, rest: &[u8], ptr: usize) -> Option<usi
         SID => 8 + 4 * *rest.get(1)? as usize,
         WBEMSID => 2 * ptr + 8 + 4 * *rest.get(2 * ptr + 1)? as usize,
         COUNTEDSTRING | COUNTEDANSISTRING => 2 + u16_at(rest, 0)? as usize,
-        REVERSEDCOUNTEDSTRING | REVERSEDCOUNTEDANSISTRING => {
-            2 + u16::from_be_bytes([*rest.first()?, *rest.get(1)?]) as usize
-        }
+        REVERSEDCOUNTEDSTRING | REVERSEDCOUNTEDANSISTRING => 2 + u16::from_be_bytes([*rest.first()?, *rest.get(1)?]) as usize,
         NONNULLTERMINATEDSTRING | NONNULLTERMINATEDANSISTRING => rest.len(),
         HEXDUMP => 4 + u32_at(rest, 0)? as usize,
         _ => return None,
@@ -315,20 +264,13 @@ impl<'a> Fields<'a, '_> {
     /// A UTF-16 string property, without its terminator.
     pub fn string(&self, name: &str) -> Option<String> {
         let b = self.bytes(name)?;
-        let units: Vec<u16> = b
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .take_while(|&u| u != 0)
-            .collect();
+        let units: Vec<u16> = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).take_while(|&u| u != 0).collect();
         Some(String::from_utf16_lossy(&units))
     }
 
     /// Property names and raw bytes, in schema order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &'a [u8])> + '_ {
-        self.spans
-            .iter()
-            .enumerate()
-            .map(|(i, &(s, e))| (self.schema.properties[i].name.as_str(), &self.payload[s..e]))
+        self.spans.iter().enumerate().map(|(i, &(s, e))| (self.schema.properties[i].name.as_str(), &self.payload[s..e]))
     }
 }
 
@@ -359,9 +301,6 @@ impl ValueMaps {
     }
 
     pub fn lookup(&self, provider: Guid, map: &str, value: u32) -> Option<&str> {
-        self.maps
-            .get(&(provider, map.to_string()))?
-            .get(&value)
-            .map(String::as_str)
+        self.maps.get(&(provider, map.to_string()))?.get(&value).map(String::as_str)
     }
 }

@@ -48,10 +48,7 @@ impl FromStr for ComponentChoice {
 
 impl ComponentChoice {
     /// The filter this choice means for a trace with these components.
-    pub fn resolve(
-        &self,
-        components: &BTreeMap<u16, Component>,
-    ) -> Result<ObservationFilter, String> {
+    pub fn resolve(&self, components: &BTreeMap<u16, Component>) -> Result<ObservationFilter, String> {
         Ok(match self {
             ComponentChoice::Auto => ObservationFilter::FirstPerFlow,
             ComponentChoice::All => ObservationFilter::All,
@@ -61,30 +58,16 @@ impl ComponentChoice {
                 let want = name.to_lowercase();
                 let hits: Vec<&Component> = components
                     .values()
-                    .filter(|c| {
-                        c.name.to_lowercase().contains(&want)
-                            || c.description.to_lowercase().contains(&want)
-                    })
+                    .filter(|c| c.name.to_lowercase().contains(&want) || c.description.to_lowercase().contains(&want))
                     .collect();
                 match hits.as_slice() {
                     [one] => ObservationFilter::Point(one.id as u32),
                     _ => {
-                        let list: Vec<String> = components
-                            .values()
-                            .map(|c| format!("{} {}", c.id, c.name))
-                            .collect();
-                        let what = if hits.is_empty() {
-                            "no"
-                        } else {
-                            "more than one"
-                        };
+                        let list: Vec<String> = components.values().map(|c| format!("{} {}", c.id, c.name)).collect();
+                        let what = if hits.is_empty() { "no" } else { "more than one" };
                         return Err(format!(
                             "{what} PktMon component matches {name:?}; choose an id: {}",
-                            if list.is_empty() {
-                                "the trace names none".to_string()
-                            } else {
-                                list.join(", ")
-                            }
+                            if list.is_empty() { "the trace names none".to_string() } else { list.join(", ") }
                         ));
                     }
                 }
@@ -102,10 +85,7 @@ pub struct EtlSource<R = BufReader<File>> {
 impl EtlSource<BufReader<File>> {
     /// Opens `path` with the default reader options and the observation point `choice`.
     pub fn open(path: impl AsRef<Path>, choice: &ComponentChoice) -> Result<Self, IngestError> {
-        EtlSource::new(
-            EtlReader::open_with(path, ReaderOptions::default())?,
-            choice,
-        )
+        EtlSource::new(EtlReader::open_with(path, ReaderOptions::default())?, choice)
     }
 }
 
@@ -114,10 +94,7 @@ impl EtlSource<BufReader<RandomAccess>> {
     /// two are held in memory up to a bound, since ETL needs random access).
     pub fn from_input(input: Input, choice: &ComponentChoice) -> Result<Self, IngestError> {
         let ra = input.into_random_access("an ETL trace")?;
-        EtlSource::new(
-            EtlReader::from_random_access(ra, ReaderOptions::default())?,
-            choice,
-        )
+        EtlSource::new(EtlReader::from_random_access(ra, ReaderOptions::default())?, choice)
     }
 }
 
@@ -127,10 +104,7 @@ impl<R: Read + Seek> EtlSource<R> {
             .resolve(reader.components())
             .map_err(|e| IngestError::new(IngestErrorKind::Unsupported(e), 0, 0))?;
         reader.set_observation(filter);
-        Ok(EtlSource {
-            reader,
-            current: None,
-        })
+        Ok(EtlSource { reader, current: None })
     }
 
     pub fn reader(&self) -> &EtlReader<R> {

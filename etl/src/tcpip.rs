@@ -111,11 +111,7 @@ impl TcpipTable {
             .map(|((name, raw), prop)| {
                 let v = match prop.in_type {
                     in_type::UNICODESTRING => Value::Text(f.string(name).unwrap_or_default()),
-                    in_type::ANSISTRING => Value::Text(
-                        String::from_utf8_lossy(raw)
-                            .trim_end_matches('\0')
-                            .to_string(),
-                    ),
+                    in_type::ANSISTRING => Value::Text(String::from_utf8_lossy(raw).trim_end_matches('\0').to_string()),
                     in_type::BINARY | in_type::GUID | in_type::SID => Value::Bytes(raw.to_vec()),
                     _ => match f.uint(name) {
                         Some(v) => Value::UInt(v),
@@ -154,9 +150,7 @@ impl TcpipTable {
         let mut closed_at: HashMap<u64, i64> = HashMap::new();
         for r in &self.rows {
             let Some(tcb) = r.uint("Tcb") else { continue };
-            let tuple = r
-                .socket_addr("LocalAddress")
-                .zip(r.socket_addr("RemoteAddress"));
+            let tuple = r.socket_addr("LocalAddress").zip(r.socket_addr("RemoteAddress"));
             let cur = open.get(&tcb).copied().flatten();
             if let Some((local, remote)) = tuple {
                 let same = cur.is_some_and(|i| out[i].local == local && out[i].remote == remote);
@@ -166,13 +160,7 @@ impl TcpipTable {
                     }
                     let first = !open.contains_key(&tcb) && !closed_at.contains_key(&tcb);
                     let from_ns = if first { i64::MIN } else { r.ts_ns };
-                    out.push(Connection {
-                        tcb,
-                        local,
-                        remote,
-                        from_ns,
-                        until_ns: i64::MAX,
-                    });
+                    out.push(Connection { tcb, local, remote, from_ns, until_ns: i64::MAX });
                     open.insert(tcb, Some(out.len() - 1));
                 }
             }
@@ -197,10 +185,7 @@ impl TcpipTable {
             .iter()
             .map(|r| {
                 let cands = by_tcb.get(&r.uint("Tcb")?)?;
-                cands
-                    .iter()
-                    .copied()
-                    .find(|&i| conns[i].from_ns <= r.ts_ns && r.ts_ns <= conns[i].until_ns)
+                cands.iter().copied().find(|&i| conns[i].from_ns <= r.ts_ns && r.ts_ns <= conns[i].until_ns)
             })
             .collect()
     }

@@ -32,11 +32,7 @@ impl fmt::Display for DecompressError {
 impl std::error::Error for DecompressError {}
 
 /// Decodes `input` into `out` (cleared first), producing at most `max_out` bytes.
-pub fn decompress_lz77(
-    input: &[u8],
-    max_out: usize,
-    out: &mut Vec<u8>,
-) -> Result<(), DecompressError> {
+pub fn decompress_lz77(input: &[u8], max_out: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     out.clear();
     out.reserve(max_out.min(64 << 20));
     let mut ip = 0usize;
@@ -44,11 +40,7 @@ pub fn decompress_lz77(
     let mut flag_count: u32 = 0;
     // Position of the byte whose high half-byte is still unused by a length escape.
     let mut pending_half: Option<usize> = None;
-    let err = |what, ip, out: &Vec<u8>| DecompressError {
-        what,
-        input_offset: ip,
-        output_len: out.len(),
-    };
+    let err = |what, ip, out: &Vec<u8>| DecompressError { what, input_offset: ip, output_len: out.len() };
 
     loop {
         if flag_count == 0 {
@@ -128,12 +120,7 @@ pub fn decompress_lz77(
 }
 
 /// Appends `length` bytes starting `distance` bytes back; overlapping copies repeat data.
-pub(crate) fn copy_match(
-    out: &mut Vec<u8>,
-    distance: usize,
-    length: usize,
-    max_out: usize,
-) -> Result<(), &'static str> {
+pub(crate) fn copy_match(out: &mut Vec<u8>, distance: usize, length: usize, max_out: usize) -> Result<(), &'static str> {
     if distance > out.len() {
         return Err("match reaches before the start of the output");
     }
@@ -161,21 +148,18 @@ pub fn compress_lz77(input: &[u8]) -> Vec<u8> {
     let (mut flags, mut nflags) = (0u32, 0u32);
     let mut half_at: Option<usize> = None;
     let mut head = vec![usize::MAX; 1 << 12];
-    let hash = |i: usize| {
-        ((input[i] as usize) << 4 ^ (input[i + 1] as usize) << 2 ^ input[i + 2] as usize) & 0xFFF
+    let hash = |i: usize| ((input[i] as usize) << 4 ^ (input[i + 1] as usize) << 2 ^ input[i + 2] as usize) & 0xFFF;
+    let push_flag = |out: &mut Vec<u8>, bit: u32, flags: &mut u32, nflags: &mut u32, flag_pos: &mut usize| {
+        *flags = (*flags << 1) | bit;
+        *nflags += 1;
+        if *nflags == 32 {
+            out[*flag_pos..*flag_pos + 4].copy_from_slice(&flags.to_le_bytes());
+            *flag_pos = out.len();
+            out.extend_from_slice(&[0; 4]);
+            *nflags = 0;
+            *flags = 0;
+        }
     };
-    let push_flag =
-        |out: &mut Vec<u8>, bit: u32, flags: &mut u32, nflags: &mut u32, flag_pos: &mut usize| {
-            *flags = (*flags << 1) | bit;
-            *nflags += 1;
-            if *nflags == 32 {
-                out[*flag_pos..*flag_pos + 4].copy_from_slice(&flags.to_le_bytes());
-                *flag_pos = out.len();
-                out.extend_from_slice(&[0; 4]);
-                *nflags = 0;
-                *flags = 0;
-            }
-        };
     let mut i = 0;
     while i < input.len() {
         let mut best = (0usize, 0usize);
@@ -227,11 +211,7 @@ pub fn compress_lz77(input: &[u8]) -> Vec<u8> {
     }
     // Pad the last flag word with ones: a match flag at end of input ends decoding.
     let used = nflags;
-    let final_flags = if used == 0 {
-        u32::MAX
-    } else {
-        (flags << (32 - used)) | ((1u32 << (32 - used)) - 1)
-    };
+    let final_flags = if used == 0 { u32::MAX } else { (flags << (32 - used)) | ((1u32 << (32 - used)) - 1) };
     out[flag_pos..flag_pos + 4].copy_from_slice(&final_flags.to_le_bytes());
     out
 }

@@ -70,10 +70,7 @@ impl Bits<'_> {
     }
 
     fn byte(&mut self) -> Result<usize, &'static str> {
-        let b = *self
-            .input
-            .get(self.pos)
-            .ok_or("match length byte missing")?;
+        let b = *self.input.get(self.pos).ok_or("match length byte missing")?;
         self.pos += 1;
         Ok(b as usize)
     }
@@ -81,23 +78,10 @@ impl Bits<'_> {
 
 /// Decodes `input` into `out` (cleared first), producing exactly `max_out` bytes unless
 /// the stream ends early with the end-of-stream symbol.
-pub fn decompress_huffman(
-    input: &[u8],
-    max_out: usize,
-    out: &mut Vec<u8>,
-) -> Result<(), DecompressError> {
+pub fn decompress_huffman(input: &[u8], max_out: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     out.clear();
-    let mut bits = Bits {
-        input,
-        pos: 0,
-        next: 0,
-        extra: 0,
-    };
-    let fail = |what, bits: &Bits, out: &Vec<u8>| DecompressError {
-        what,
-        input_offset: bits.pos,
-        output_len: out.len(),
-    };
+    let mut bits = Bits { input, pos: 0, next: 0, extra: 0 };
+    let fail = |what, bits: &Bits, out: &Vec<u8>| DecompressError { what, input_offset: bits.pos, output_len: out.len() };
     while out.len() < max_out {
         let Some(t) = input.get(bits.pos..bits.pos + TABLE_LEN) else {
             return Err(fail("Huffman table cut short", &bits, out));
@@ -110,8 +94,7 @@ pub fn decompress_huffman(
         let table = decoding_table(&lengths).map_err(|w| fail(w, &bits, out))?;
         bits.pos += TABLE_LEN;
         let (w0, w1) = (bits.word(), bits.word());
-        bits.next =
-            (w0.map_err(|w| fail(w, &bits, out))? << 16) | w1.map_err(|w| fail(w, &bits, out))?;
+        bits.next = (w0.map_err(|w| fail(w, &bits, out))? << 16) | w1.map_err(|w| fail(w, &bits, out))?;
         bits.extra = 16;
         let chunk_end = (out.len() + CHUNK).min(max_out);
         while out.len() < chunk_end {
@@ -119,8 +102,7 @@ pub fn decompress_huffman(
             if sym == INVALID {
                 return Err(fail("bits match no Huffman code", &bits, out));
             }
-            bits.consume(lengths[sym as usize] as u32)
-                .map_err(|w| fail(w, &bits, out))?;
+            bits.consume(lengths[sym as usize] as u32).map_err(|w| fail(w, &bits, out))?;
             if sym < 256 {
                 out.push(sym as u8);
                 continue;
@@ -145,11 +127,7 @@ pub fn decompress_huffman(
                 length += 15;
             }
             length += 3;
-            let low = if offset_bits == 0 {
-                0
-            } else {
-                (bits.next >> (32 - offset_bits)) as usize
-            };
+            let low = if offset_bits == 0 { 0 } else { (bits.next >> (32 - offset_bits)) as usize };
             let distance = low + (1usize << offset_bits);
             bits.consume(offset_bits).map_err(|w| fail(w, &bits, out))?;
             copy_match(out, distance, length, max_out).map_err(|w| fail(w, &bits, out))?;
@@ -204,12 +182,7 @@ mod tests {
 
     /// Literal-and-match tokens → stream; matches are (distance, length).
     fn encode(tokens: &[Result<u8, (usize, usize)>], chunk_of: &[usize]) -> Vec<u8> {
-        let mut e = Enc {
-            out: vec![],
-            slots: [0, 0],
-            acc: 0,
-            n: 0,
-        };
+        let mut e = Enc { out: vec![], slots: [0, 0], acc: 0, n: 0 };
         for (i, t) in tokens.iter().enumerate() {
             if i == 0 || chunk_of[i] != chunk_of[i - 1] {
                 if i > 0 {
@@ -241,8 +214,7 @@ mod tests {
 
     #[test]
     fn literals_and_matches_with_long_lengths() {
-        let mut tokens: Vec<Result<u8, (usize, usize)>> =
-            b"abcabcabc".iter().map(|&b| Ok(b)).collect();
+        let mut tokens: Vec<Result<u8, (usize, usize)>> = b"abcabcabc".iter().map(|&b| Ok(b)).collect();
         tokens.push(Err((3, 20))); // length escape byte
         tokens.push(Err((1, 400))); // 16-bit length
         tokens.push(Err((12, 5)));

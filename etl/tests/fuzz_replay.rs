@@ -5,12 +5,8 @@
 use std::path::PathBuf;
 
 fn inputs(dir: &str) -> Vec<Vec<u8>> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fuzz")
-        .join(dir);
-    let Ok(rd) = std::fs::read_dir(d) else {
-        return vec![];
-    };
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz").join(dir);
+    let Ok(rd) = std::fs::read_dir(d) else { return vec![] };
     let mut v: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
     v.sort();
     v.iter().filter_map(|p| std::fs::read(p).ok()).collect()
@@ -19,17 +15,11 @@ fn inputs(dir: &str) -> Vec<Vec<u8>> {
 #[test]
 fn seeds_and_mutations_never_panic() {
     let seeds = inputs("seeds/etl");
-    assert!(
-        seeds.len() >= 5,
-        "regenerate with python3 tests/etlbuild.py --seeds fuzz/seeds/etl"
-    );
+    assert!(seeds.len() >= 5, "regenerate with python3 tests/etlbuild.py --seeds fuzz/seeds/etl");
     for s in seeds.iter().chain(&inputs("artifacts/etl")) {
         tcpdiag_etl::fuzz::exercise(s);
     }
-    let iters: usize = std::env::var("TCPDIAG_FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3_000);
+    let iters: usize = std::env::var("TCPDIAG_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(3_000);
     let mut x: u64 = 0x0000_E71F_00D5_EED5;
     let mut next = || {
         x ^= x << 13;

@@ -27,24 +27,12 @@ fn small_trace() -> Vec<u8> {
         event_record(PKTMON, 160, 0x10, qpc, 4, 8, &p)
     };
     let mut f = header_buffer(1024, 3, 0, 0);
-    f.extend(event_buffer(
-        &[pkt(START_QPC + 10, 1), pkt(START_QPC + 30, 3)],
-        1,
-        true,
-        0,
-    ));
-    f.extend(event_buffer(
-        &[pkt(START_QPC + 20, 2), pkt(START_QPC + 40, 4)],
-        2,
-        false,
-        1024,
-    ));
+    f.extend(event_buffer(&[pkt(START_QPC + 10, 1), pkt(START_QPC + 30, 3)], 1, true, 0));
+    f.extend(event_buffer(&[pkt(START_QPC + 20, 2), pkt(START_QPC + 40, 4)], 2, false, 1024));
     f
 }
 
-fn read_all(
-    bytes: Vec<u8>,
-) -> Result<(usize, Option<tcpdiag_core::ingest::IngestError>), tcpdiag_core::ingest::IngestError> {
+fn read_all(bytes: Vec<u8>) -> Result<(usize, Option<tcpdiag_core::ingest::IngestError>), tcpdiag_core::ingest::IngestError> {
     let mut r = EtlReader::from_reader(Cursor::new(bytes), every_copy())?;
     let (v, e) = all_frames(&mut r);
     Ok((v.len(), e))
@@ -55,16 +43,10 @@ fn small_trace_merges_two_processors_in_time_order() {
     let mut r = EtlReader::from_reader(Cursor::new(small_trace()), every_copy()).unwrap();
     let (v, e) = all_frames(&mut r);
     assert_eq!(e, None);
-    assert_eq!(
-        v.iter().map(|f| f.packet_id.unwrap()).collect::<Vec<_>>(),
-        [1, 2, 3, 4]
-    );
+    assert_eq!(v.iter().map(|f| f.packet_id.unwrap()).collect::<Vec<_>>(), [1, 2, 3, 4]);
     let start_ns = (START_FT - tcpdiag_etl::logfile::FILETIME_UNIX_EPOCH) * 100;
     assert_eq!(v[0].ts_ns, start_ns + 1_000); // 10 ticks at 10 MHz
-    assert_eq!(
-        (v[0].process_id, v[0].thread_id, v[0].frame().linktype),
-        (4, 8, 1)
-    );
+    assert_eq!((v[0].process_id, v[0].thread_id, v[0].frame().linktype), (4, 8, 1));
     assert_eq!(r.stats().compressed_buffers, 1);
 }
 
@@ -76,13 +58,7 @@ fn every_prefix_reads_or_fails_cleanly() {
             Ok((frames, err)) => {
                 // A cut inside a buffer: earlier buffers still read, then Truncated.
                 if n > 1024 {
-                    assert!(
-                        matches!(
-                            err.as_ref().map(|e| &e.kind),
-                            Some(IngestErrorKind::Truncated { .. })
-                        ),
-                        "prefix {n}: {err:?}"
-                    );
+                    assert!(matches!(err.as_ref().map(|e| &e.kind), Some(IngestErrorKind::Truncated { .. })), "prefix {n}: {err:?}");
                     assert_eq!(err.unwrap().frames_read as usize, frames);
                 }
             }
@@ -107,10 +83,7 @@ fn corpus_prefixes_never_panic() {
     // Cut in the last buffer: the frames of the complete buffers survive.
     let (frames, err) = read_all(full[..full.len() - 100].to_vec()).unwrap();
     assert!(frames > 0 && frames <= 114, "{frames}");
-    assert!(matches!(
-        err.unwrap().kind,
-        IngestErrorKind::Truncated { .. }
-    ));
+    assert!(matches!(err.unwrap().kind, IngestErrorKind::Truncated { .. }));
 }
 
 /// xorshift64*: fixed seed, so failures reproduce.
@@ -146,9 +119,7 @@ fn random_mutations_of_the_container_never_panic() {
 #[test]
 fn random_mutations_of_compressed_streams_never_panic() {
     let mut rng = Rng(42);
-    let data: Vec<u8> = (0..20_000u32)
-        .map(|i| ((i % 97) ^ (i / 300)) as u8)
-        .collect();
+    let data: Vec<u8> = (0..20_000u32).map(|i| ((i % 97) ^ (i / 300)) as u8).collect();
     let c = compress_lz77(&data);
     let mut out = Vec::new();
     for _ in 0..2000 {
@@ -176,10 +147,5 @@ fn lost_events_and_buffers_are_reported() {
 #[test]
 fn not_an_etl_file_is_named_by_its_magic() {
     let e = read_all(b"\xd4\xc3\xb2\xa1 pcap file, not etl........................................................".to_vec()).unwrap_err();
-    assert_eq!(
-        e.kind,
-        IngestErrorKind::NotACapture {
-            magic: [0xd4, 0xc3, 0xb2, 0xa1]
-        }
-    );
+    assert_eq!(e.kind, IngestErrorKind::NotACapture { magic: [0xd4, 0xc3, 0xb2, 0xa1] });
 }

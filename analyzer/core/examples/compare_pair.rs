@@ -9,17 +9,10 @@ use tcpdiag_core::ingest::CaptureReader;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let open = |p: &str| {
-        Box::new(CaptureReader::open(Path::new(p)).unwrap_or_else(|e| panic!("{p}: {e}")))
-    };
+    let open = |p: &str| Box::new(CaptureReader::open(Path::new(p)).unwrap_or_else(|e| panic!("{p}: {e}")));
     let t = std::time::Instant::now();
     let c = compare(open(&args[0]), open(&args[1]), &CompareOptions::default());
-    eprintln!(
-        "compared in {:.2?}: {} + {} segments",
-        t.elapsed(),
-        c.a.segs.len(),
-        c.b.segs.len()
-    );
+    eprintln!("compared in {:.2?}: {} + {} segments", t.elapsed(), c.a.segs.len(), c.b.segs.len());
     println!("clock: {:?}", c.clock);
     for p in &c.pairs {
         println!("pair a={:?} b={:?} match={:?}", p.a, p.b, p.matched);
@@ -29,13 +22,7 @@ fn main() {
                 d.not_captured_a, d.not_captured_b, d.outside, d.split, d.merged, d.reordered, d.late, d.max_late_ns as f64 / 1e6, d.owd);
         }
         for f in &p.findings {
-            println!(
-                "  [{}] {} | a {:?} b {:?}",
-                f.id.name(),
-                f.message(),
-                f.frames,
-                f.frames_b
-            );
+            println!("  [{}] {} | a {:?} b {:?}", f.id.name(), f.message(), f.frames, f.frames_b);
         }
     }
 }

@@ -44,52 +44,24 @@ fn scan(template: &Path, out: &Path, n: u64) {
     let src = frames(template);
     // The handshake: first SYN, the SYN/ACK, and the ACK after it.
     let flags = |d: &[u8], lt| ip_offset(lt, d).map(|o| d[o + ((d[o] & 0x0f) as usize) * 4 + 13]);
-    let find = |want: u8| {
-        src.iter()
-            .find(|(_, _, lt, d)| flags(d, *lt) == Some(want))
-            .expect("handshake in template")
-            .clone()
-    };
+    let find = |want: u8| src.iter().find(|(_, _, lt, d)| flags(d, *lt) == Some(want)).expect("handshake in template").clone();
     let (syn, synack, ack) = (find(0x02), find(0x12), find(0x10));
     let lt = syn.2;
-    let mut w = PcapWriter::new(
-        BufWriter::with_capacity(1 << 20, File::create(out).unwrap()),
-        lt,
-        262_144,
-        false,
-    )
-    .unwrap();
+    let mut w = PcapWriter::new(BufWriter::with_capacity(1 << 20, File::create(out).unwrap()), lt, 262_144, false).unwrap();
     let t0 = syn.0;
     let rtt = synack.0 - syn.0;
-    let mut pending: std::collections::VecDeque<(i64, Vec<u8>, u32)> =
-        std::collections::VecDeque::new();
+    let mut pending: std::collections::VecDeque<(i64, Vec<u8>, u32)> = std::collections::VecDeque::new();
     for i in 0..n {
         let start = t0 + i as i64 * 10_000;
-        let client = [
-            10u8,
-            200,
-            ((i / 60000) / 256) as u8,
-            ((i / 60000) % 256) as u8,
-        ];
+        let client = [10u8, 200, ((i / 60000) / 256) as u8, ((i / 60000) % 256) as u8];
         let port = (1024 + i % 60000) as u16;
         let shift = (i as u32).wrapping_mul(7919);
-        for (k, (tmpl, ts)) in [
-            (&syn, start),
-            (&synack, start + rtt),
-            (&ack, start + rtt + rtt / 10),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (k, (tmpl, ts)) in [(&syn, start), (&synack, start + rtt), (&ack, start + rtt + rtt / 10)].into_iter().enumerate() {
             let mut d = tmpl.3.clone();
             let o = ip_offset(lt, &d).unwrap();
             let t = o + ((d[o] & 0x0f) as usize) * 4;
             let from_client = k != 1;
-            let (ip_at, port_at) = if from_client {
-                (o + 12, t)
-            } else {
-                (o + 16, t + 2)
-            };
+            let (ip_at, port_at) = if from_client { (o + 12, t) } else { (o + 16, t + 2) };
             d[ip_at..ip_at + 4].copy_from_slice(&client);
             d[port_at..port_at + 2].copy_from_slice(&port.to_be_bytes());
             let (seq_at, ack_at) = (t + 4, t + 8);
@@ -120,13 +92,7 @@ fn repeat(source: &Path, out: &Path, gigabytes: f64) {
     let lt = first.linktype;
     let t_first = first.ts_ns;
     drop(r0);
-    let mut w = PcapWriter::new(
-        BufWriter::with_capacity(4 << 20, File::create(out).unwrap()),
-        lt,
-        262_144,
-        true,
-    )
-    .unwrap();
+    let mut w = PcapWriter::new(BufWriter::with_capacity(4 << 20, File::create(out).unwrap()), lt, 262_144, true).unwrap();
     let (mut written, mut k, mut offset) = (24u64, 0u32, 0i64);
     while written < limit {
         let mut r = CaptureReader::open(source).unwrap();
@@ -159,16 +125,8 @@ fn repeat(source: &Path, out: &Path, gigabytes: f64) {
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     match a.get(1).map(String::as_str) {
-        Some("scan") if a.len() == 5 => scan(
-            Path::new(&a[2]),
-            Path::new(&a[3]),
-            a[4].parse().expect("FLOWS"),
-        ),
-        Some("repeat") if a.len() == 5 => repeat(
-            Path::new(&a[2]),
-            Path::new(&a[3]),
-            a[4].parse().expect("GIGABYTES"),
-        ),
+        Some("scan") if a.len() == 5 => scan(Path::new(&a[2]), Path::new(&a[3]), a[4].parse().expect("FLOWS")),
+        Some("repeat") if a.len() == 5 => repeat(Path::new(&a[2]), Path::new(&a[3]), a[4].parse().expect("GIGABYTES")),
         _ => {
             eprintln!("usage: scale_capture scan TEMPLATE OUT FLOWS | repeat SOURCE OUT GIGABYTES");
             std::process::exit(2);

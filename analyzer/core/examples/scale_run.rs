@@ -25,15 +25,8 @@ fn main() {
             "--scan-only" => {
                 // Read, decode and place only (the sequential part), for the speed-up budget.
                 let t = Instant::now();
-                let s = tcpdiag_core::pipeline::scan(
-                    CaptureReader::open(Path::new(&args.next().unwrap())).unwrap(),
-                    &mut tcpdiag_core::pipeline::NoSink,
-                );
-                println!(
-                    "{{\"scan_only_s\": {:.3}, \"frames\": {}}}",
-                    t.elapsed().as_secs_f64(),
-                    s.stats.frames
-                );
+                let s = tcpdiag_core::pipeline::scan(CaptureReader::open(Path::new(&args.next().unwrap())).unwrap(), &mut tcpdiag_core::pipeline::NoSink);
+                println!("{{\"scan_only_s\": {:.3}, \"frames\": {}}}", t.elapsed().as_secs_f64(), s.stats.frames);
                 return;
             }
             "--filter" => filter = Some(FrameFilter::new(&args.next().unwrap()).unwrap()),
@@ -41,15 +34,8 @@ fn main() {
         }
     }
     let t = Instant::now();
-    let mut readers: Vec<CaptureReader> = files
-        .iter()
-        .map(|f| CaptureReader::open(Path::new(f)).unwrap())
-        .collect();
-    let o = if readers.len() == 1 {
-        run(readers.pop().unwrap(), opts.clone(), filter)
-    } else {
-        run(MergedSource::new(readers), opts.clone(), filter)
-    };
+    let mut readers: Vec<CaptureReader> = files.iter().map(|f| CaptureReader::open(Path::new(f)).unwrap()).collect();
+    let o = if readers.len() == 1 { run(readers.pop().unwrap(), opts.clone(), filter) } else { run(MergedSource::new(readers), opts.clone(), filter) };
     let secs = t.elapsed().as_secs_f64();
     let mut counts = BTreeMap::new();
     for v in &o.verdicts {

@@ -88,9 +88,7 @@ impl Program {
         let mut mem = [0u32; MEMWORDS];
         let mut pc = 0usize;
         loop {
-            let Some(i) = self.insns.get(pc) else {
-                return 0;
-            };
+            let Some(i) = self.insns.get(pc) else { return 0 };
             pc += 1;
             let k = i.k;
             match i.code & 0x07 {
@@ -100,12 +98,10 @@ impl Program {
                             Some(v) => v,
                             None => return 0,
                         },
-                        op::IND => {
-                            match x.checked_add(k).and_then(|at| load(pkt, at, i.code & 0x18)) {
-                                Some(v) => v,
-                                None => return 0,
-                            }
-                        }
+                        op::IND => match x.checked_add(k).and_then(|at| load(pkt, at, i.code & 0x18)) {
+                            Some(v) => v,
+                            None => return 0,
+                        },
                         op::IMM => k,
                         op::MEM => mem[k as usize % MEMWORDS],
                         op::LEN => wirelen,
@@ -189,11 +185,7 @@ pub struct FrameFilter {
 impl FrameFilter {
     /// Checks the expression now (against Ethernet) so a typo fails before any reading.
     pub fn new(expr: &str) -> Result<FrameFilter, String> {
-        let mut f = FrameFilter {
-            expr: expr.to_string(),
-            snaplen: 262_144,
-            programs: Vec::new(),
-        };
+        let mut f = FrameFilter { expr: expr.to_string(), snaplen: 262_144, programs: Vec::new() };
         let first = f.compile(1)?;
         f.programs.push((1, Ok(first)));
         Ok(f)
@@ -262,21 +254,13 @@ mod tests {
 
     #[test]
     fn division_by_zero_rejects() {
-        let p = Program::new(vec![
-            ins(op::LD | op::IMM, 0, 0, 7),
-            ins(op::ALU | op::DIV | op::X, 0, 0, 0),
-            ins(op::RET | op::A, 0, 0, 0),
-        ]);
+        let p = Program::new(vec![ins(op::LD | op::IMM, 0, 0, 7), ins(op::ALU | op::DIV | op::X, 0, 0, 0), ins(op::RET | op::A, 0, 0, 0)]);
         assert_eq!(p.run(&[], 0), 0);
     }
 
     #[test]
     fn msh_loads_ipv4_header_length() {
-        let p = Program::new(vec![
-            ins(op::LDX | op::B | op::MSH, 0, 0, 0),
-            ins(op::MISC | op::TXA, 0, 0, 0),
-            ins(op::RET | op::A, 0, 0, 0),
-        ]);
+        let p = Program::new(vec![ins(op::LDX | op::B | op::MSH, 0, 0, 0), ins(op::MISC | op::TXA, 0, 0, 0), ins(op::RET | op::A, 0, 0, 0)]);
         assert_eq!(p.run(&[0x45], 1), 20);
     }
 

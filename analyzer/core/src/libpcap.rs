@@ -168,14 +168,7 @@ impl Compiled {
     /// libpcap's own verdict for one packet (`pcap_offline_filter`): the reference.
     pub fn reference_matches(&self, data: &[u8], wirelen: u32) -> bool {
         let a = api().expect("compiled implies loaded");
-        let hdr = PktHdr {
-            ts: Timeval {
-                tv_sec: 0,
-                tv_usec: 0,
-            },
-            caplen: data.len() as u32,
-            len: wirelen,
-        };
+        let hdr = PktHdr { ts: Timeval { tv_sec: 0, tv_usec: 0 }, caplen: data.len() as u32, len: wirelen };
         // SAFETY: hdr.caplen bytes are readable at data.
         unsafe { (a.offline_filter)(&self.prog, &hdr, data.as_ptr()) != 0 }
     }
@@ -195,10 +188,7 @@ pub fn compile(expr: &str, linktype: u32, snaplen: u32) -> Result<Compiled, Stri
         if p.is_null() {
             return Err(format!("libpcap cannot open link type {linktype}"));
         }
-        let mut prog = BpfProgram {
-            bf_len: 0,
-            bf_insns: std::ptr::null_mut(),
-        };
+        let mut prog = BpfProgram { bf_len: 0, bf_insns: std::ptr::null_mut() };
         let rc = (a.compile)(p, &mut prog, c_expr.as_ptr(), 1, PCAP_NETMASK_UNKNOWN);
         if rc != 0 {
             let msg = CStr::from_ptr((a.geterr)(p)).to_string_lossy().into_owned();
@@ -235,41 +225,24 @@ impl Drop for LiveHandle {
 
 /// What one `LiveHandle::next` call found.
 pub enum LivePacket<'a> {
-    Packet {
-        ts_ns: i64,
-        origlen: u32,
-        data: &'a [u8],
-    },
+    Packet { ts_ns: i64, origlen: u32, data: &'a [u8] },
     Timeout,
 }
 
 impl LiveHandle {
     /// Opens `iface` with nanosecond stamps, immediate delivery and the read timeout
     /// `timeout_ms`; `filter` runs in the kernel.
-    pub fn open(
-        iface: &str,
-        snaplen: u32,
-        timeout_ms: u32,
-        filter: Option<&str>,
-    ) -> Result<LiveHandle, String> {
+    pub fn open(iface: &str, snaplen: u32, timeout_ms: u32, filter: Option<&str>) -> Result<LiveHandle, String> {
         let a = api()?;
-        let dev =
-            CString::new(iface).map_err(|_| "interface name contains a NUL byte".to_string())?;
+        let dev = CString::new(iface).map_err(|_| "interface name contains a NUL byte".to_string())?;
         let mut errbuf = [0 as c_char; PCAP_ERRBUF_SIZE];
         // SAFETY: libpcap API use per pcap(3PCAP); strings are NUL-terminated.
         unsafe {
             let p = (a.create)(dev.as_ptr(), errbuf.as_mut_ptr());
             if p.is_null() {
-                return Err(CStr::from_ptr(errbuf.as_ptr())
-                    .to_string_lossy()
-                    .into_owned());
+                return Err(CStr::from_ptr(errbuf.as_ptr()).to_string_lossy().into_owned());
             }
-            let h = LiveHandle {
-                p,
-                linktype: 0,
-                fd: -1,
-                timeout_ms,
-            };
+            let h = LiveHandle { p, linktype: 0, fd: -1, timeout_ms };
             (a.set_snaplen)(p, snaplen as c_int);
             (a.set_timeout)(p, timeout_ms as c_int);
             (a.set_immediate_mode)(p, 1);
@@ -277,13 +250,8 @@ impl LiveHandle {
             let rc = (a.activate)(p);
             if rc < 0 {
                 let detail = CStr::from_ptr((a.geterr)(p)).to_string_lossy().into_owned();
-                let status = CStr::from_ptr((a.statustostr)(rc))
-                    .to_string_lossy()
-                    .into_owned();
-                return Err(format!(
-                    "{iface}: {status}{}{detail}",
-                    if detail.is_empty() { "" } else { ": " }
-                ));
+                let status = CStr::from_ptr((a.statustostr)(rc)).to_string_lossy().into_owned();
+                return Err(format!("{iface}: {status}{}{detail}", if detail.is_empty() { "" } else { ": " }));
             }
             let linktype = match (a.datalink)(p) {
                 12 => 101, // DLT_RAW → LINKTYPE_RAW
@@ -292,9 +260,7 @@ impl LiveHandle {
             let mut h = h;
             h.linktype = linktype;
             if (a.setnonblock)(p, 1, errbuf.as_mut_ptr()) != 0 {
-                return Err(CStr::from_ptr(errbuf.as_ptr())
-                    .to_string_lossy()
-                    .into_owned());
+                return Err(CStr::from_ptr(errbuf.as_ptr()).to_string_lossy().into_owned());
             }
             h.fd = (a.selectable_fd)(p);
             if let Some(expr) = filter {
@@ -317,11 +283,7 @@ impl LiveHandle {
         unsafe {
             let mut rc = (a.next_ex)(self.p, &mut hdr, &mut data);
             if rc == 0 && self.fd >= 0 {
-                let mut pfd = PollFd {
-                    fd: self.fd,
-                    events: POLLIN,
-                    revents: 0,
-                };
+                let mut pfd = PollFd { fd: self.fd, events: POLLIN, revents: 0 };
                 poll(&mut pfd, 1, self.timeout_ms as c_int);
                 rc = (a.next_ex)(self.p, &mut hdr, &mut data);
             }
@@ -329,16 +291,10 @@ impl LiveHandle {
                 1 => {
                     let h = &*hdr;
                     let ts_ns = h.ts.tv_sec * 1_000_000_000 + h.ts.tv_usec;
-                    Ok(LivePacket::Packet {
-                        ts_ns,
-                        origlen: h.len,
-                        data: std::slice::from_raw_parts(data, h.caplen as usize),
-                    })
+                    Ok(LivePacket::Packet { ts_ns, origlen: h.len, data: std::slice::from_raw_parts(data, h.caplen as usize) })
                 }
                 0 => Ok(LivePacket::Timeout),
-                _ => Err(CStr::from_ptr((a.geterr)(self.p))
-                    .to_string_lossy()
-                    .into_owned()),
+                _ => Err(CStr::from_ptr((a.geterr)(self.p)).to_string_lossy().into_owned()),
             }
         }
     }

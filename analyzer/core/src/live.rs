@@ -21,23 +21,13 @@ pub struct LiveCapture {
 impl LiveCapture {
     /// Opens `iface`; `filter` (tcpdump syntax) runs in the kernel. The engine runs inline
     /// (one core) so verdicts of active flows can be taken at any time.
-    pub fn open(
-        iface: &str,
-        filter: Option<&str>,
-        snaplen: u32,
-        mut opts: EngineOptions,
-    ) -> Result<LiveCapture, String> {
+    pub fn open(iface: &str, filter: Option<&str>, snaplen: u32, mut opts: EngineOptions) -> Result<LiveCapture, String> {
         if let Some(f) = filter {
             FrameFilter::new(f)?; // syntax errors before touching the interface
         }
         let handle = LiveHandle::open(iface, snaplen, READ_TIMEOUT_MS, filter)?;
         opts.jobs = 1;
-        Ok(LiveCapture {
-            handle,
-            engine: Engine::new(opts, None),
-            frames: 0,
-            bytes: 0,
-        })
+        Ok(LiveCapture { handle, engine: Engine::new(opts, None), frames: 0, bytes: 0 })
     }
 
     /// Captures and analyses for `slice` of wall-clock time.
@@ -46,11 +36,7 @@ impl LiveCapture {
         while Instant::now() < deadline {
             let linktype = self.handle.linktype;
             match self.handle.next()? {
-                LivePacket::Packet {
-                    ts_ns,
-                    origlen,
-                    data,
-                } => {
+                LivePacket::Packet { ts_ns, origlen, data } => {
                     self.frames += 1;
                     self.bytes += data.len() as u64;
                     let frame = Frame {

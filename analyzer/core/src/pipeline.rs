@@ -52,17 +52,11 @@ impl ScanStats {
             StopReason::NotTcp | StopReason::Encrypted => self.not_tcp += 1,
             StopReason::Fragment => self.fragments += 1,
             // NetMon's metadata records (ETW events, adapter lists) are frames without a packet.
-            StopReason::UnknownLinkType(lt)
-                if lt >= crate::ingest::netmon::LINKTYPE_NETMON_META =>
-            {
-                self.not_tcp += 1
-            }
-            StopReason::UnknownLinkType(lt) => {
-                match self.unknown_linktypes.iter_mut().find(|(t, _, _)| *t == lt) {
-                    Some((_, n, _)) => *n += 1,
-                    None => self.unknown_linktypes.push((lt, 1, frame.number)),
-                }
-            }
+            StopReason::UnknownLinkType(lt) if lt >= crate::ingest::netmon::LINKTYPE_NETMON_META => self.not_tcp += 1,
+            StopReason::UnknownLinkType(lt) => match self.unknown_linktypes.iter_mut().find(|(t, _, _)| *t == lt) {
+                Some((_, n, _)) => *n += 1,
+                None => self.unknown_linktypes.push((lt, 1, frame.number)),
+            },
             StopReason::Truncated { .. } | StopReason::Malformed(_) => {
                 self.undecodable += 1;
                 if self.first_undecodable.is_none() {
@@ -96,13 +90,7 @@ impl Scanner {
     }
 
     pub fn boxed(reader: Box<dyn FrameSource>) -> Scanner {
-        Scanner {
-            reader,
-            table: FlowTable::new(),
-            stats: ScanStats::default(),
-            error: None,
-            done: false,
-        }
+        Scanner { reader, table: FlowTable::new(), stats: ScanStats::default(), error: None, done: false }
     }
 
     /// Reads until `max_segments` TCP segments went to `sink` or the capture ended.
@@ -142,11 +130,7 @@ impl Scanner {
     pub fn finish(mut self) -> Scan {
         self.stats.input_bytes = self.reader.input_bytes_read();
         self.stats.format = self.reader.format_name();
-        Scan {
-            flows: self.table.into_flows(),
-            stats: self.stats,
-            error: self.error,
-        }
+        Scan { flows: self.table.into_flows(), stats: self.stats, error: self.error }
     }
 }
 
@@ -154,30 +138,13 @@ impl Scanner {
 /// `Scanner::advance` repeats, for callers with their own frame loop (live capture).
 /// Returns true when a segment went to the sink.
 #[inline]
-pub fn place_frame(
-    table: &mut FlowTable,
-    stats: &mut ScanStats,
-    frame: &Frame<'_>,
-    sink: &mut impl SegmentSink,
-) -> bool {
-    place_decoded(
-        table,
-        stats,
-        frame,
-        decode::decode(frame.linktype, frame.data, frame.origlen),
-        sink,
-    )
+pub fn place_frame(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, sink: &mut impl SegmentSink) -> bool {
+    place_decoded(table, stats, frame, decode::decode(frame.linktype, frame.data, frame.origlen), sink)
 }
 
 /// `place_frame` for a frame decoded elsewhere (on another thread): `frame.data` is unused.
 #[inline]
-pub fn place_decoded(
-    table: &mut FlowTable,
-    stats: &mut ScanStats,
-    frame: &Frame<'_>,
-    decoded: Decoded,
-    sink: &mut impl SegmentSink,
-) -> bool {
+pub fn place_decoded(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, decoded: Decoded, sink: &mut impl SegmentSink) -> bool {
     stats.frames += 1;
     match decoded {
         Decoded::Tcp(seg) if seg.in_icmp_error => {

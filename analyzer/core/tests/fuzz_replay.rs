@@ -103,25 +103,15 @@ fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
 
 /// Mutation count: `TCPDIAG_FUZZ_ITERS`, else `default`.
 fn iterations(default: usize) -> usize {
-    std::env::var("TCPDIAG_FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    std::env::var("TCPDIAG_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 /// Seeds and saved artifacts of `target` through `body`, then `iters` mutations of the seeds.
 fn replay(target: &str, body: fn(&[u8]), iters: usize) {
     let dir = fuzz_dir();
     let seeds = files_in(&dir.join("seeds").join(target));
-    assert!(
-        !seeds.is_empty(),
-        "no seeds in {}/seeds/{target}",
-        dir.display()
-    );
-    for input in seeds
-        .iter()
-        .chain(&files_in(&dir.join("artifacts").join(target)))
-    {
+    assert!(!seeds.is_empty(), "no seeds in {}/seeds/{target}", dir.display());
+    for input in seeds.iter().chain(&files_in(&dir.join("artifacts").join(target))) {
         body(input);
     }
     let mut rng = Rng(0x7cd1_a9f0_0dd5_eed5 ^ target.len() as u64);
@@ -131,10 +121,7 @@ fn replay(target: &str, body: fn(&[u8]), iters: usize) {
         if std::panic::catch_unwind(|| body(&input)).is_err() {
             let path = std::env::temp_dir().join(format!("tcpdiag-fuzz-{target}-crash-{i}"));
             let _ = std::fs::write(&path, &input);
-            panic!(
-                "{target}: mutation {i} panicked; input saved to {}",
-                path.display()
-            );
+            panic!("{target}: mutation {i} panicked; input saved to {}", path.display());
         }
     }
 }

@@ -56,18 +56,7 @@ fn tshark(path: &Path) -> Option<(Vec<TsharkFrame>, bool)> {
     let out = Command::new("tshark")
         .args(["-n", "-r"])
         .arg(path)
-        .args([
-            "-T",
-            "fields",
-            "-E",
-            "separator=/t",
-            "-e",
-            "frame.time_epoch",
-            "-e",
-            "frame.len",
-            "-e",
-            "frame.cap_len",
-        ])
+        .args(["-T", "fields", "-E", "separator=/t", "-e", "frame.time_epoch", "-e", "frame.len", "-e", "frame.cap_len"])
         .env("TZ", "UTC")
         .output()
         .ok()?;
@@ -78,11 +67,7 @@ fn tshark(path: &Path) -> Option<(Vec<TsharkFrame>, bool)> {
         .lines()
         .map(|l| {
             let mut f = l.split('\t');
-            let (t, len, cap) = (
-                f.next().unwrap_or(""),
-                f.next().unwrap_or(""),
-                f.next().unwrap_or(""),
-            );
+            let (t, len, cap) = (f.next().unwrap_or(""), f.next().unwrap_or(""), f.next().unwrap_or(""));
             (parse_epoch(t), len.parse().ok(), cap.parse().ok())
         })
         .collect();
@@ -133,16 +118,8 @@ fn corpus_every_capture_matches_tshark() {
             continue;
         }
         if let Some(e) = &err {
-            if e.offset == 0
-                && matches!(
-                    e.kind,
-                    IngestErrorKind::NotACapture { .. } | IngestErrorKind::Unsupported(_)
-                )
-            {
-                problems.push(format!(
-                    "{name}: tshark reads {} frames; ours: {e}",
-                    want.len()
-                ));
+            if e.offset == 0 && matches!(e.kind, IngestErrorKind::NotACapture { .. } | IngestErrorKind::Unsupported(_)) {
+                problems.push(format!("{name}: tshark reads {} frames; ours: {e}", want.len()));
                 continue;
             }
             if !tshark_failed {
@@ -162,10 +139,7 @@ fn corpus_every_capture_matches_tshark() {
             let ours = (Some(f.ts_ns), Some(f.origlen), Some(f.data.len() as u32));
             let theirs = (t.or(ours.0), len.or(ours.1), cap.or(ours.2));
             if ours != theirs {
-                problems.push(format!(
-                    "{name}: frame {} (time ns, len, cap_len) {ours:?}, tshark {theirs:?}",
-                    f.number
-                ));
+                problems.push(format!("{name}: frame {} (time ns, len, cap_len) {ours:?}, tshark {theirs:?}", f.number));
                 break;
             }
         }

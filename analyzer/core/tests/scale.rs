@@ -55,42 +55,20 @@ fn open(p: &Path) -> CaptureReader {
 fn reference(p: &Path) -> (String, Vec<String>) {
     let mut a = Analyzer::new(NoNotes, Default::default());
     let s = scan(open(p), &mut a);
-    let verdicts = a
-        .finish(&s.flows)
-        .0
-        .iter()
-        .map(|v| format!("{v:?}"))
-        .collect();
-    (
-        format!(
-            "{:?} {:?} {:?}",
-            s.flows,
-            s.stats,
-            s.error.map(|e| e.to_string())
-        ),
-        verdicts,
-    )
+    let verdicts = a.finish(&s.flows).0.iter().map(|v| format!("{v:?}")).collect();
+    (format!("{:?} {:?} {:?}", s.flows, s.stats, s.error.map(|e| e.to_string())), verdicts)
 }
 
 fn rendered(o: &Outcome) -> (String, Vec<String>) {
     let s = &o.scan;
     (
-        format!(
-            "{:?} {:?} {:?}",
-            s.flows,
-            s.stats,
-            s.error.as_ref().map(|e| e.to_string())
-        ),
+        format!("{:?} {:?} {:?}", s.flows, s.stats, s.error.as_ref().map(|e| e.to_string())),
         o.verdicts.iter().map(|v| format!("{v:?}")).collect(),
     )
 }
 
 fn opts(jobs: usize, idle: Option<i64>) -> EngineOptions {
-    EngineOptions {
-        jobs,
-        idle_timeout_ns: idle,
-        ..EngineOptions::default()
-    }
+    EngineOptions { jobs, idle_timeout_ns: idle, ..EngineOptions::default() }
 }
 
 #[test]
@@ -135,13 +113,7 @@ fn split(p: &Path, pieces: usize, dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for (i, chunk) in frames.chunks(per).enumerate() {
         let path = dir.join(format!("piece{i}.pcap"));
-        let mut w = PcapWriter::new(
-            std::fs::File::create(&path).unwrap(),
-            chunk[0].2,
-            262_144,
-            true,
-        )
-        .unwrap();
+        let mut w = PcapWriter::new(std::fs::File::create(&path).unwrap(), chunk[0].2, 262_144, true).unwrap();
         for (ts, orig, _, data) in chunk {
             w.write_packet(*ts, data, *orig).unwrap();
         }
@@ -162,24 +134,15 @@ fn rotated_pieces_merge_to_the_whole_capture() {
         let want = reference(p);
         assert_eq!(got.1, want.1, "{}", p.display());
         let whole = run(open(p), opts(1, None), None);
-        let merged = run(
-            MergedSource::new(pieces.iter().map(|x| open(x)).collect()),
-            opts(1, None),
-            None,
-        );
-        assert_eq!(
-            format!("{:?}", merged.scan.flows),
-            format!("{:?}", whole.scan.flows)
-        );
+        let merged = run(MergedSource::new(pieces.iter().map(|x| open(x)).collect()), opts(1, None), None);
+        assert_eq!(format!("{:?}", merged.scan.flows), format!("{:?}", whole.scan.flows));
     }
     std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Raw-IP TCP segment 10.0.0.1:sport → 10.0.0.2:80 (or back).
 fn seg(back: bool, sport: u16, flags: u8, seq: u32, ack: u32, len: usize) -> Vec<u8> {
-    let mut ip = vec![
-        0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-    ];
+    let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
     let total = (20 + 20 + len) as u16;
     ip[2..4].copy_from_slice(&total.to_be_bytes());
     if back {
@@ -222,30 +185,14 @@ fn idle_flow_evicted_then_resumed_keeps_its_stream() {
     let mut buf = Vec::new();
     let mut w = PcapWriter::new(&mut buf, 101, 65535, true).unwrap();
     for (ts, d) in &frames {
-        w.write_packet(1_700_000_000 * s + ts, d, d.len() as u32)
-            .unwrap();
+        w.write_packet(1_700_000_000 * s + ts, d, d.len() as u32).unwrap();
     }
     drop(w);
     let reader = || CaptureReader::from_read(Box::new(Cursor::new(buf.clone()))).unwrap();
-    let evicting = run(
-        reader(),
-        EngineOptions {
-            idle_timeout_ns: Some(60 * s),
-            ..EngineOptions::default()
-        },
-        None,
-    );
+    let evicting = run(reader(), EngineOptions { idle_timeout_ns: Some(60 * s), ..EngineOptions::default() }, None);
     let keeping = run(reader(), opts(1, None), None);
-    assert_eq!(
-        format!("{:?}", evicting.scan.flows),
-        format!("{:?}", keeping.scan.flows)
-    );
-    let streams: Vec<(u32, u64)> = evicting
-        .scan
-        .flows
-        .iter()
-        .map(|f| (f.stream, f.first_frame))
-        .collect();
+    assert_eq!(format!("{:?}", evicting.scan.flows), format!("{:?}", keeping.scan.flows));
+    let streams: Vec<(u32, u64)> = evicting.scan.flows.iter().map(|f| (f.stream, f.first_frame)).collect();
     assert_eq!(streams, vec![(0, 1), (1, 4), (2, 7)]);
     assert_eq!(evicting.engine.resumed, 1);
     assert!(evicting.engine.evicted >= 2);
@@ -272,20 +219,12 @@ fn many_short_flows_hold_few_states() {
     drop(w);
     let o = run(
         CaptureReader::from_read(Box::new(Cursor::new(buf))).unwrap(),
-        EngineOptions {
-            jobs: 2,
-            close_grace_ns: s,
-            ..EngineOptions::default()
-        },
+        EngineOptions { jobs: 2, close_grace_ns: s, ..EngineOptions::default() },
         None,
     );
     assert_eq!((o.scan.flows.len(), o.verdicts.len()), (40_000, 40_000));
     assert!(o.engine.evicted > 20_000, "{:?}", o.engine);
-    assert!(
-        o.engine.peak_active < tcpdiag_core::analyse::MANY_FLOWS + 1_500,
-        "{:?}",
-        o.engine
-    );
+    assert!(o.engine.peak_active < tcpdiag_core::analyse::MANY_FLOWS + 1_500, "{:?}", o.engine);
 }
 
 #[test]
@@ -317,12 +256,10 @@ fn bpf_interpreter_agrees_with_libpcap_on_corpus() {
             if !progs.iter().any(|(lt, _)| *lt == f.linktype) {
                 let compiled = exprs
                     .iter()
-                    .map(|e| {
-                        libpcap::compile(e, f.linktype, 262_144).ok().map(|c| {
-                            let prog = Program::new(c.insns.clone());
-                            (c, prog)
-                        })
-                    })
+                    .map(|e| libpcap::compile(e, f.linktype, 262_144).ok().map(|c| {
+                        let prog = Program::new(c.insns.clone());
+                        (c, prog)
+                    }))
                     .collect();
                 progs.push((f.linktype, compiled));
             }
@@ -338,10 +275,7 @@ fn bpf_interpreter_agrees_with_libpcap_on_corpus() {
             frames += 1;
         }
     }
-    assert!(
-        frames > 1000 && passed > 100,
-        "{frames} frames, {passed} matches"
-    );
+    assert!(frames > 1000 && passed > 100, "{frames} frames, {passed} matches");
 }
 
 #[test]

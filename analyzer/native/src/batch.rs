@@ -23,8 +23,7 @@ impl Batch {
     /// A batch, or the Arrow error as a `RuntimeError` (a schema bug: the builders fill the
     /// columns emit/schema.rs declares).
     pub fn of(r: Result<RecordBatch, arrow_schema::ArrowError>) -> PyResult<Batch> {
-        r.map(Batch::new)
-            .map_err(|e| PyRuntimeError::new_err(format!("internal error building a table: {e}")))
+        r.map(Batch::new).map_err(|e| PyRuntimeError::new_err(format!("internal error building a table: {e}")))
     }
 }
 

@@ -6,9 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use tcpdiag_core::compare::{compare as compare_captures, CompareOptions, Comparison};
-use tcpdiag_core::emit::compare::{
-    directions_batch, fates_batch, pair_findings_batch, pairs_batch,
-};
+use tcpdiag_core::emit::compare::{directions_batch, fates_batch, pair_findings_batch, pairs_batch};
 
 use crate::batch::Batch;
 use crate::tables::diagnosis_result;
@@ -42,11 +40,7 @@ fn compare<'py>(
     names: Option<(String, String)>,
     fates: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let opts = CompareOptions {
-        judge: judge_options(vantage, target_bps)?,
-        names: names.map(|(a, b)| [a, b]),
-        fates,
-    };
+    let opts = CompareOptions { judge: judge_options(vantage, target_bps)?, names: names.map(|(a, b)| [a, b]), fates };
     let out = PyDict::new(py);
     let (ra, rb) = (open(py, path_a)?, open(py, path_b)?);
     let (a, b) = match (ra, rb) {
@@ -67,16 +61,10 @@ fn compare<'py>(
     let c = py.detach(|| guarded(&what, || compare_captures(a, b, &opts)))?;
     let tables = py.detach(|| {
         guarded(&what, || -> Result<_, arrow_schema::ArrowError> {
-            Ok((
-                pairs_batch(&c)?,
-                directions_batch(&c)?,
-                pair_findings_batch(&c)?,
-                fates.then(|| fates_batch(&c.fates)).transpose()?,
-            ))
+            Ok((pairs_batch(&c)?, directions_batch(&c)?, pair_findings_batch(&c)?, fates.then(|| fates_batch(&c.fates)).transpose()?))
         })
     })?;
-    let (pairs, directions, findings, fate_rows) = tables
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}")))?;
+    let (pairs, directions, findings, fate_rows) = tables.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}")))?;
     out.set_item("clock", clock_dict(py, &c)?)?;
     out.set_item("matched", c.matched())?;
     out.set_item("names", c.names.to_vec())?;

@@ -12,14 +12,9 @@ use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use tcpdiag_core::ingest::{
-    CaptureReader, Format, FrameSource, IngestError, IngestErrorKind, Input, RandomAccess,
-};
+use tcpdiag_core::ingest::{CaptureReader, Format, FrameSource, IngestError, IngestErrorKind, Input, RandomAccess};
 use tcpdiag_etl::tcpip::Value;
-use tcpdiag_etl::{
-    looks_like_etl, ComponentChoice, ConvertError, ConvertOptions, EtlReader, EtlSource, EtlStats,
-    Mode, ReaderOptions,
-};
+use tcpdiag_etl::{looks_like_etl, ComponentChoice, ConvertError, ConvertOptions, EtlReader, EtlSource, EtlStats, Mode, ReaderOptions};
 
 use crate::{error_dict, guarded};
 
@@ -37,10 +32,7 @@ fn is_etl(input: &Input, path: &str) -> bool {
     if looks_like_etl(input.head()) {
         return true;
     }
-    let ext = Path::new(path)
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("etl"));
+    let ext = Path::new(path).extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("etl"));
     ext && input.format() == Format::Unknown && !input.head().is_empty()
 }
 
@@ -109,60 +101,33 @@ fn etl_stats_dict<'py>(py: Python<'py>, s: &EtlStats) -> PyResult<Bound<'py, PyD
 /// "interfaces", "comments_dropped", "stats", "error"}`; output failures raise OSError.
 #[pyfunction]
 #[pyo3(signature = (path, out, compat = false, component = None))]
-fn etl_convert<'py>(
-    py: Python<'py>,
-    path: &str,
-    out: &str,
-    compat: bool,
-    component: Option<&str>,
-) -> PyResult<Bound<'py, PyDict>> {
+fn etl_convert<'py>(py: Python<'py>, path: &str, out: &str, compat: bool, component: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
     let opts = ConvertOptions {
-        mode: if compat {
-            Mode::Etl2pcapng
-        } else {
-            Mode::Default
-        },
+        mode: if compat { Mode::Etl2pcapng } else { Mode::Default },
         component: component.unwrap_or("auto").parse().unwrap_or_default(),
     };
     let (src, out_path) = (path.to_string(), out.to_string());
     let res = py.detach(|| {
-        guarded(
-            path,
-            move || -> Result<tcpdiag_etl::ConvertSummary, ConvertError> {
-                // The input is checked before the output is created: a bad trace leaves no file.
-                let ra = open_etl(&src).map_err(ConvertError::Input)?;
-                let check = ReaderOptions {
-                    prescan_metadata: false,
-                    ..ReaderOptions::default()
-                };
-                EtlReader::from_random_access(
-                    ra.try_clone().map_err(|e| {
-                        ConvertError::Input(IngestError::new(
-                            IngestErrorKind::Io(e.to_string()),
-                            0,
-                            0,
-                        ))
-                    })?,
-                    check,
-                )
+        guarded(path, move || -> Result<tcpdiag_etl::ConvertSummary, ConvertError> {
+            // The input is checked before the output is created: a bad trace leaves no file.
+            let ra = open_etl(&src).map_err(ConvertError::Input)?;
+            let check = ReaderOptions { prescan_metadata: false, ..ReaderOptions::default() };
+            EtlReader::from_random_access(ra.try_clone().map_err(|e| ConvertError::Input(IngestError::new(IngestErrorKind::Io(e.to_string()), 0, 0)))?, check)
                 .map_err(ConvertError::Input)?;
-                let sink: Box<dyn Write> = if out_path == "-" {
-                    Box::new(std::io::stdout().lock())
-                } else {
-                    Box::new(std::fs::File::create(&out_path)?)
-                };
-                let w = std::io::BufWriter::with_capacity(1 << 20, sink);
-                let reopen = |ro| {
-                    let view = ra
-                        .try_clone()
-                        .map_err(|e| IngestError::new(IngestErrorKind::Io(e.to_string()), 0, 0))?;
-                    EtlReader::from_random_access(view, ro)
-                };
-                let (summary, mut w) = tcpdiag_etl::convert(reopen, w, &opts)?;
-                w.flush()?;
-                Ok(summary)
-            },
-        )
+            let sink: Box<dyn Write> = if out_path == "-" {
+                Box::new(std::io::stdout().lock())
+            } else {
+                Box::new(std::fs::File::create(&out_path)?)
+            };
+            let w = std::io::BufWriter::with_capacity(1 << 20, sink);
+            let reopen = |ro| {
+                let view = ra.try_clone().map_err(|e| IngestError::new(IngestErrorKind::Io(e.to_string()), 0, 0))?;
+                EtlReader::from_random_access(view, ro)
+            };
+            let (summary, mut w) = tcpdiag_etl::convert(reopen, w, &opts)?;
+            w.flush()?;
+            Ok(summary)
+        })
     })?;
     let d = PyDict::new(py);
     match res {
@@ -171,10 +136,7 @@ fn etl_convert<'py>(
             d.set_item("interfaces", s.interfaces)?;
             d.set_item("comments_dropped", s.comments_dropped)?;
             d.set_item("stats", etl_stats_dict(py, &s.stats)?)?;
-            d.set_item(
-                "error",
-                s.error.as_ref().map(|e| error_dict(py, e)).transpose()?,
-            )?;
+            d.set_item("error", s.error.as_ref().map(|e| error_dict(py, e)).transpose()?)?;
         }
         Err(ConvertError::Input(e)) => {
             d.set_item("frames", 0)?;
@@ -192,18 +154,9 @@ fn etl_convert<'py>(
 #[pyfunction]
 fn etl_components<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    match py.detach(|| {
-        guarded(path, || {
-            open_etl(path)
-                .and_then(|ra| EtlReader::from_random_access(ra, ReaderOptions::default()))
-        })
-    })? {
+    match py.detach(|| guarded(path, || open_etl(path).and_then(|ra| EtlReader::from_random_access(ra, ReaderOptions::default()))))? {
         Ok(r) => {
-            let rows: Vec<(u16, String, String)> = r
-                .components()
-                .values()
-                .map(|c| (c.id, c.name.clone(), c.description.clone()))
-                .collect();
+            let rows: Vec<(u16, String, String)> = r.components().values().map(|c| (c.id, c.name.clone(), c.description.clone())).collect();
             d.set_item("components", rows)?;
             d.set_item("error", py.None())?;
         }
@@ -252,51 +205,20 @@ fn etl_tcpip_events<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyD
     let cols = PyDict::new(py);
     let rows = &table.rows;
     cols.set_item("ts_ns", rows.iter().map(|e| e.ts_ns).collect::<Vec<_>>())?;
-    cols.set_item(
-        "event_id",
-        rows.iter().map(|e| e.event_id).collect::<Vec<_>>(),
-    )?;
-    cols.set_item(
-        "event",
-        rows.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
-    )?;
+    cols.set_item("event_id", rows.iter().map(|e| e.event_id).collect::<Vec<_>>())?;
+    cols.set_item("event", rows.iter().map(|e| e.name.clone()).collect::<Vec<_>>())?;
     cols.set_item("pid", rows.iter().map(|e| e.process_id).collect::<Vec<_>>())?;
     cols.set_item("tid", rows.iter().map(|e| e.thread_id).collect::<Vec<_>>())?;
-    cols.set_item(
-        "tcb",
-        rows.iter().map(|e| e.uint("Tcb")).collect::<Vec<_>>(),
-    )?;
+    cols.set_item("tcb", rows.iter().map(|e| e.uint("Tcb")).collect::<Vec<_>>())?;
     let conn = |i: usize| which[i].map(|c| &conns[c]);
-    cols.set_item(
-        "local_addr",
-        (0..rows.len())
-            .map(|i| conn(i).map(|c| c.local.ip().to_string()))
-            .collect::<Vec<_>>(),
-    )?;
-    cols.set_item(
-        "local_port",
-        (0..rows.len())
-            .map(|i| conn(i).map(|c| c.local.port()))
-            .collect::<Vec<_>>(),
-    )?;
-    cols.set_item(
-        "remote_addr",
-        (0..rows.len())
-            .map(|i| conn(i).map(|c| c.remote.ip().to_string()))
-            .collect::<Vec<_>>(),
-    )?;
-    cols.set_item(
-        "remote_port",
-        (0..rows.len())
-            .map(|i| conn(i).map(|c| c.remote.port()))
-            .collect::<Vec<_>>(),
-    )?;
+    cols.set_item("local_addr", (0..rows.len()).map(|i| conn(i).map(|c| c.local.ip().to_string())).collect::<Vec<_>>())?;
+    cols.set_item("local_port", (0..rows.len()).map(|i| conn(i).map(|c| c.local.port())).collect::<Vec<_>>())?;
+    cols.set_item("remote_addr", (0..rows.len()).map(|i| conn(i).map(|c| c.remote.ip().to_string())).collect::<Vec<_>>())?;
+    cols.set_item("remote_port", (0..rows.len()).map(|i| conn(i).map(|c| c.remote.port())).collect::<Vec<_>>())?;
     let mut names: Vec<&str> = Vec::new();
     for e in rows {
         for (n, _) in &e.fields {
-            if !names.contains(&n.as_str())
-                && !matches!(n.as_str(), "Tcb" | "LocalAddress" | "RemoteAddress")
-            {
+            if !names.contains(&n.as_str()) && !matches!(n.as_str(), "Tcb" | "LocalAddress" | "RemoteAddress") {
                 names.push(n);
             }
         }
@@ -308,9 +230,7 @@ fn etl_tcpip_events<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyD
                 None => values.append(py.None())?,
                 Some(Value::UInt(v)) => values.append(*v)?,
                 Some(Value::Text(t)) => values.append(t)?,
-                Some(Value::Bytes(b)) => {
-                    values.append(b.iter().map(|x| format!("{x:02x}")).collect::<String>())?
-                }
+                Some(Value::Bytes(b)) => values.append(b.iter().map(|x| format!("{x:02x}")).collect::<String>())?,
             }
         }
         cols.set_item(n, values)?;
@@ -331,10 +251,7 @@ fn etl_tcpip_events<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyD
     d.set_item("connections", cl)?;
     d.set_item("dropped_rows", table.dropped_rows)?;
     d.set_item("stats", etl_stats_dict(py, &r.stats())?)?;
-    d.set_item(
-        "error",
-        err.as_ref().map(|e| error_dict(py, e)).transpose()?,
-    )?;
+    d.set_item("error", err.as_ref().map(|e| error_dict(py, e)).transpose()?)?;
     Ok(d)
 }
 

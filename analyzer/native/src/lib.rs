@@ -32,11 +32,8 @@ use tcpdiag_core::ingest::{FrameSource, IngestError, IngestErrorKind};
 use tcpdiag_core::pipeline::{Scan, ScanStats};
 
 pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|_| {
-        PyRuntimeError::new_err(format!(
-            "{what}: internal error in the native core (please report with the capture)"
-        ))
-    })
+    catch_unwind(AssertUnwindSafe(f))
+        .map_err(|_| PyRuntimeError::new_err(format!("{what}: internal error in the native core (please report with the capture)")))
 }
 
 pub(crate) fn error_dict<'py>(py: Python<'py>, e: &IngestError) -> PyResult<Bound<'py, PyDict>> {
@@ -88,34 +85,21 @@ pub(crate) fn result_dict<'py>(py: Python<'py>, scan: &Scan) -> PyResult<Bound<'
 pub(crate) fn open(py: Python<'_>, path: &str) -> PyResult<Result<Box<dyn FrameSource>, Scan>> {
     Ok(py
         .detach(|| guarded(path, || etl::open_source(path)))?
-        .map_err(|e| Scan {
-            flows: Vec::new(),
-            stats: ScanStats::default(),
-            error: Some(e),
-        }))
+        .map_err(|e| Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) }))
 }
 
-pub(crate) fn judge_options(
-    vantage: Option<&str>,
-    target_bps: Option<f64>,
-) -> PyResult<JudgeOptions> {
+pub(crate) fn judge_options(vantage: Option<&str>, target_bps: Option<f64>) -> PyResult<JudgeOptions> {
     let vantage = match vantage {
         None | Some("auto") => None,
-        Some(s) => Some(Vantage::parse(s).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unknown vantage {s:?}: sender, receiver, middle or auto"
-            ))
-        })?),
+        Some(s) => Some(
+            Vantage::parse(s)
+                .ok_or_else(|| PyValueError::new_err(format!("unknown vantage {s:?}: sender, receiver, middle or auto")))?,
+        ),
     };
     if target_bps.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
-        return Err(PyValueError::new_err(
-            "target rate must be a positive number of bit/s",
-        ));
+        return Err(PyValueError::new_err("target rate must be a positive number of bit/s"));
     }
-    Ok(JudgeOptions {
-        vantage,
-        target_bps,
-    })
+    Ok(JudgeOptions { vantage, target_bps })
 }
 
 #[pymodule]

@@ -36,17 +36,10 @@ fn engine_options(
 }
 
 fn filter_of(expr: Option<&str>) -> PyResult<Option<FrameFilter>> {
-    expr.map(|e| {
-        FrameFilter::new(e).map_err(|m| PyValueError::new_err(format!("filter {e:?}: {m}")))
-    })
-    .transpose()
+    expr.map(|e| FrameFilter::new(e).map_err(|m| PyValueError::new_err(format!("filter {e:?}: {m}")))).transpose()
 }
 
-fn engine_dict<'py>(
-    py: Python<'py>,
-    e: &EngineStats,
-    episodes: &[(u32, u32)],
-) -> PyResult<Bound<'py, PyDict>> {
+fn engine_dict<'py>(py: Python<'py>, e: &EngineStats, episodes: &[(u32, u32)]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("peak_active", e.peak_active)?;
     d.set_item("evicted", e.evicted)?;
@@ -89,11 +82,7 @@ fn analyze_scaled<'py>(
         match py.detach(|| guarded(p, || super::etl::open_source(p)))? {
             Ok(r) => readers.push(r),
             Err(e) => {
-                let scan = Scan {
-                    flows: Vec::new(),
-                    stats: ScanStats::default(),
-                    error: Some(e),
-                };
+                let scan = Scan { flows: Vec::new(), stats: ScanStats::default(), error: Some(e) };
                 let d = analysis_result(py, &scan, &[], Vec::new())?;
                 d.get_item("error")?.unwrap().set_item("input", i)?;
                 return Ok(d);
@@ -130,14 +119,7 @@ struct LiveSession {
 impl LiveSession {
     #[new]
     #[pyo3(signature = (iface, filter = None, snaplen = 262_144, vantage = None, idle_timeout = Some(300.0), close_grace = 1.0))]
-    fn new(
-        iface: &str,
-        filter: Option<&str>,
-        snaplen: u32,
-        vantage: Option<&str>,
-        idle_timeout: Option<f64>,
-        close_grace: f64,
-    ) -> PyResult<Self> {
+    fn new(iface: &str, filter: Option<&str>, snaplen: u32, vantage: Option<&str>, idle_timeout: Option<f64>, close_grace: f64) -> PyResult<Self> {
         let opts = engine_options(1, vantage, None, idle_timeout, close_grace)?;
         let cap = LiveCapture::open(iface, filter, snaplen, opts).map_err(|m| {
             if m.contains("syntax") || m.contains("filter") || m.contains("expression") {
@@ -146,17 +128,12 @@ impl LiveSession {
                 PyOSError::new_err(m)
             }
         })?;
-        Ok(LiveSession {
-            cap: Some(cap),
-            iface: iface.to_string(),
-        })
+        Ok(LiveSession { cap: Some(cap), iface: iface.to_string() })
     }
 
     /// Captures for `seconds` (without the GIL).
     fn run_for(&mut self, py: Python<'_>, seconds: f64) -> PyResult<()> {
-        let Some(mut cap) = self.cap.take() else {
-            return Err(PyValueError::new_err("session finished"));
-        };
+        let Some(mut cap) = self.cap.take() else { return Err(PyValueError::new_err("session finished")) };
         let iface = self.iface.clone();
         let (cap, r) = py.detach(move || {
             let r = cap.run_for(Duration::from_secs_f64(seconds.max(0.0)));
@@ -169,9 +146,7 @@ impl LiveSession {
     /// Flows with analysis state now and their verdicts if the capture ended now, as
     /// `analyze` returns them.
     fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let Some(cap) = &self.cap else {
-            return Err(PyValueError::new_err("session finished"));
-        };
+        let Some(cap) = &self.cap else { return Err(PyValueError::new_err("session finished")) };
         let e = cap.engine();
         let mut ids = e.active().to_vec();
         ids.sort_unstable();
@@ -179,19 +154,13 @@ impl LiveSession {
             .iter()
             .filter_map(|&i| Some((e.table().flows()[i as usize].clone(), e.judge_now(i)?)))
             .unzip();
-        let scan = Scan {
-            flows: Vec::new(),
-            stats: e.scan_stats().clone(),
-            error: None,
-        };
+        let scan = Scan { flows: Vec::new(), stats: e.scan_stats().clone(), error: None };
         analysis_result(py, &scan, &flows, verdicts)
     }
 
     /// Ends the capture: every flow judged, as `analyze_scaled` returns.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let Some(cap) = self.cap.take() else {
-            return Err(PyValueError::new_err("session finished"));
-        };
+        let Some(cap) = self.cap.take() else { return Err(PyValueError::new_err("session finished")) };
         let o = py.detach(move || cap.finish());
         outcome_dict(py, o)
     }

@@ -12,10 +12,7 @@ use tcpdiag_core::emit::diagnosis::Diagnosis;
 use tcpdiag_core::emit::events::EventColumns;
 use tcpdiag_core::emit::flows_table::{findings_batch, flows_batch};
 use tcpdiag_core::emit::packet_batch::{analysis_batches, packets_batch};
-use tcpdiag_core::emit::schema::{
-    self, ANALYSIS, DIRECTION, EVENT, FATE, FINDING, FLOW, PACKET, PAIR, PAIR_FINDING, SACK,
-    SERIES, VERDICT,
-};
+use tcpdiag_core::emit::schema::{self, ANALYSIS, DIRECTION, EVENT, FATE, FINDING, FLOW, PACKET, PAIR, PAIR_FINDING, SACK, SERIES, VERDICT};
 use tcpdiag_core::emit::series::{SeriesColumns, SeriesFlow};
 use tcpdiag_core::emit::{AnalysisColumns, PacketColumns};
 use tcpdiag_core::flow::FlowSummary;
@@ -45,10 +42,7 @@ pub(crate) fn analysis_result<'py>(
     let d = result_dict(py, scan)?;
     let (f, x) = py.detach(|| {
         let (mut f, mut x) = (Vec::new(), Vec::new());
-        for (sums, vs) in flows
-            .chunks(VERDICT_BATCH)
-            .zip(verdicts.chunks_mut(VERDICT_BATCH))
-        {
+        for (sums, vs) in flows.chunks(VERDICT_BATCH).zip(verdicts.chunks_mut(VERDICT_BATCH)) {
             f.push(flows_batch(sums, Some(vs)));
             x.push(findings_batch(sums, vs));
             vs.iter_mut().for_each(|v| v.findings = Vec::new());
@@ -56,11 +50,7 @@ pub(crate) fn analysis_result<'py>(
         (f, x)
     });
     drop(verdicts);
-    let batches = |r: Vec<Result<_, _>>| {
-        r.into_iter()
-            .map(Batch::of)
-            .collect::<PyResult<Vec<Batch>>>()
-    };
+    let batches = |r: Vec<Result<_, _>>| r.into_iter().map(Batch::of).collect::<PyResult<Vec<Batch>>>();
     d.set_item("flows", batches(f)?)?;
     d.set_item("findings", batches(x)?)?;
     Ok(d)
@@ -77,15 +67,10 @@ fn scan_flows<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> 
 }
 
 /// `{"flows": [Batch], "findings": [Batch], "stats", "error"}` from a finished diagnosis.
-pub(crate) fn diagnosis_result<'py>(
-    py: Python<'py>,
-    scan: &Scan,
-    d: Diagnosis,
-) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn diagnosis_result<'py>(py: Python<'py>, scan: &Scan, d: Diagnosis) -> PyResult<Bound<'py, PyDict>> {
     let dict = result_dict(py, scan)?;
-    let (flows, findings) = py
-        .detach(|| d.finish(&scan.flows))
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}")))?;
+    let (flows, findings) =
+        py.detach(|| d.finish(&scan.flows)).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}")))?;
     dict.set_item("flows", vec![Batch::new(flows)])?;
     dict.set_item("findings", vec![Batch::new(findings)])?;
     Ok(dict)
@@ -94,12 +79,7 @@ pub(crate) fn diagnosis_result<'py>(
 /// Every flow's verdict: the flows table with the diagnosis columns, and the findings.
 #[pyfunction]
 #[pyo3(signature = (path, vantage = None, target_bps = None))]
-fn analyze<'py>(
-    py: Python<'py>,
-    path: &str,
-    vantage: Option<&str>,
-    target_bps: Option<f64>,
-) -> PyResult<Bound<'py, PyDict>> {
+fn analyze<'py>(py: Python<'py>, path: &str, vantage: Option<&str>, target_bps: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
     let opts = judge_options(vantage, target_bps)?;
     let (scan, diagnosis) = match open(py, path)? {
         Ok(reader) => py.detach(|| {
@@ -167,33 +147,13 @@ impl PacketChunks {
                 .into_iter()
                 .zip(dirs)
                 .zip(windows)
-                .map(|((s, d), w)| {
-                    (
-                        s,
-                        SeriesFlow {
-                            data_dir: d,
-                            window_ns: (w * 1e9) as i64,
-                        },
-                    )
-                });
-            let sinks = (
-                (AnalysisColumns::default(), EventColumns::default()),
-                SeriesColumns::new(flows),
-            );
-            Collect::Analysis(
-                Analyzer::with_store(sinks, judge, Diagnosis::new(judge)),
-                with_series,
-            )
+                .map(|((s, d), w)| (s, SeriesFlow { data_dir: d, window_ns: (w * 1e9) as i64 }));
+            let sinks = ((AnalysisColumns::default(), EventColumns::default()), SeriesColumns::new(flows));
+            Collect::Analysis(Analyzer::with_store(sinks, judge, Diagnosis::new(judge)), with_series)
         } else {
             Collect::Wire
         };
-        Ok(PacketChunks {
-            path: path.to_string(),
-            scanner,
-            collect: Some(collect),
-            chunk_rows: chunk_rows.max(1),
-            finished,
-        })
+        Ok(PacketChunks { path: path.to_string(), scanner, collect: Some(collect), chunk_rows: chunk_rows.max(1), finished })
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -201,12 +161,8 @@ impl PacketChunks {
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(mut scanner) = self.scanner.take() else {
-            return Ok(None);
-        };
-        let Some(mut collect) = self.collect.take() else {
-            return Ok(None);
-        };
+        let Some(mut scanner) = self.scanner.take() else { return Ok(None) };
+        let Some(mut collect) = self.collect.take() else { return Ok(None) };
         let rows = self.chunk_rows;
         let path = self.path.clone();
         let (scanner, collect, chunk, more) = py.detach(move || {
@@ -215,8 +171,7 @@ impl PacketChunks {
                     Collect::Wire => {
                         let mut wire = PacketColumns::default();
                         let more = scanner.advance(&mut wire, rows);
-                        let chunk = (!wire.is_empty())
-                            .then(|| (packets_batch(wire).map(|p| (p, None)), None));
+                        let chunk = (!wire.is_empty()).then(|| (packets_batch(wire).map(|p| (p, None)), None));
                         (chunk, more)
                     }
                     Collect::Analysis(a, with_series) => {
@@ -226,10 +181,7 @@ impl PacketChunks {
                         let events = std::mem::take(events);
                         let series = with_series.then(|| series.take_batch());
                         let chunk = (!cols.is_empty()).then(|| {
-                            (
-                                analysis_batches(cols).map(|(p, s)| (p, Some(s))),
-                                Some((events.into_batch(), series)),
-                            )
+                            (analysis_batches(cols).map(|(p, s)| (p, Some(s))), Some((events.into_batch(), series)))
                         });
                         (chunk, more)
                     }
@@ -243,12 +195,8 @@ impl PacketChunks {
         } else {
             self.finished = Some(scanner.finish());
         }
-        let Some((tables, extra)) = chunk else {
-            return Ok(None);
-        };
-        let (packets, sacks) = tables.map_err(|e| {
-            pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}"))
-        })?;
+        let Some((tables, extra)) = chunk else { return Ok(None) };
+        let (packets, sacks) = tables.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}")))?;
         let d = PyDict::new(py);
         d.set_item("packets", Batch::new(packets))?;
         if let Some(s) = sacks {
@@ -265,9 +213,7 @@ impl PacketChunks {
 
     /// After iteration: as `scan_flows` returns, or as `analyze` with the analysis.
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(scan) = &self.finished else {
-            return Ok(None);
-        };
+        let Some(scan) = &self.finished else { return Ok(None) };
         match self.collect.take() {
             Some(Collect::Analysis(a, _)) => {
                 let (diagnosis, _) = a.finish_into(&scan.flows);
@@ -317,11 +263,7 @@ fn format_number(unit: &str, x: f64) -> PyResult<String> {
         "seconds" => units::seconds(x),
         "percent" => units::percent(x),
         "count" => units::grouped(x as i64),
-        _ => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "unknown unit {unit:?}"
-            )))
-        }
+        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown unit {unit:?}"))),
     })
 }
 

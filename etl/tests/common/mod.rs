@@ -12,9 +12,7 @@ pub fn corpus_dir() -> Option<PathBuf> {
     d.is_dir().then_some(d)
 }
 
-pub fn all_frames(
-    r: &mut EtlReader<impl std::io::Read + std::io::Seek>,
-) -> (Vec<EtlFrame>, Option<tcpdiag_core::ingest::IngestError>) {
+pub fn all_frames(r: &mut EtlReader<impl std::io::Read + std::io::Seek>) -> (Vec<EtlFrame>, Option<tcpdiag_core::ingest::IngestError>) {
     let mut v = Vec::new();
     loop {
         match r.next_frame() {
@@ -26,10 +24,7 @@ pub fn all_frames(
 }
 
 pub fn every_copy() -> ReaderOptions {
-    ReaderOptions {
-        observation: ObservationFilter::All,
-        ..ReaderOptions::default()
-    }
+    ReaderOptions { observation: ObservationFilter::All, ..ReaderOptions::default() }
 }
 
 /// (timestamp in µs, original length, data) of every Enhanced Packet Block.
@@ -76,20 +71,8 @@ fn pad8(v: &mut Vec<u8>) {
 }
 
 /// The first buffer: a SYSTEM64 record (HookId 0) with a 64-bit TRACE_LOGFILE_HEADER.
-pub fn header_buffer(
-    buffer_size: u32,
-    buffers_written: u32,
-    events_lost: u32,
-    buffers_lost: u32,
-) -> Vec<u8> {
-    header_buffer_with(
-        buffer_size,
-        buffers_written,
-        events_lost,
-        buffers_lost,
-        Clock::Qpc,
-        true,
-    )
+pub fn header_buffer(buffer_size: u32, buffers_written: u32, events_lost: u32, buffers_lost: u32) -> Vec<u8> {
+    header_buffer_with(buffer_size, buffers_written, events_lost, buffers_lost, Clock::Qpc, true)
 }
 
 /// `ReservedFlags` clock types, with the raw value the header event carries.
@@ -116,14 +99,7 @@ impl Clock {
 
 /// The header buffer for any clock and pointer width (32-bit: SYSTEM32 record and the
 /// TRACE_LOGFILE_HEADER with 4-byte name pointers, 8 bytes shorter).
-pub fn header_buffer_with(
-    buffer_size: u32,
-    buffers_written: u32,
-    events_lost: u32,
-    buffers_lost: u32,
-    clock: Clock,
-    ptr64: bool,
-) -> Vec<u8> {
+pub fn header_buffer_with(buffer_size: u32, buffers_written: u32, events_lost: u32, buffers_lost: u32, clock: Clock, ptr64: bool) -> Vec<u8> {
     let shift = if ptr64 { 8 } else { 0 };
     let mut p = vec![0u8; 0x110 + shift];
     p[0..4].copy_from_slice(&buffer_size.to_le_bytes());
@@ -159,30 +135,13 @@ pub fn header_buffer_with(
 }
 
 /// An EVENT_HEADER64 record.
-pub fn event_record(
-    provider: tcpdiag_etl::Guid,
-    id: u16,
-    keyword: u64,
-    qpc: i64,
-    pid: u32,
-    tid: u32,
-    payload: &[u8],
-) -> Vec<u8> {
+pub fn event_record(provider: tcpdiag_etl::Guid, id: u16, keyword: u64, qpc: i64, pid: u32, tid: u32, payload: &[u8]) -> Vec<u8> {
     event_record_with(provider, id, keyword, qpc, pid, tid, payload, true)
 }
 
 /// An EVENT_HEADER record of a 32- or 64-bit writer (header type 0x12 / 0x13).
 #[allow(clippy::too_many_arguments)]
-pub fn event_record_with(
-    provider: tcpdiag_etl::Guid,
-    id: u16,
-    keyword: u64,
-    qpc: i64,
-    pid: u32,
-    tid: u32,
-    payload: &[u8],
-    ptr64: bool,
-) -> Vec<u8> {
+pub fn event_record_with(provider: tcpdiag_etl::Guid, id: u16, keyword: u64, qpc: i64, pid: u32, tid: u32, payload: &[u8], ptr64: bool) -> Vec<u8> {
     let mut r = vec![0u8; 0x50];
     r[2] = if ptr64 { 0x13 } else { 0x12 };
     r[3] = 0xC0;
@@ -222,23 +181,12 @@ pub fn event_buffer(records: &[Vec<u8>], proc_: u8, compressed: bool, buffer_siz
 
 /// A relogger schema event (EventMetadata class type 32) holding a `TRACE_EVENT_INFO`
 /// for (provider, id, version); properties are (name, in-type, flags, count, length).
-pub fn schema_record(
-    provider: tcpdiag_etl::Guid,
-    id: u16,
-    version: u8,
-    props: &[(&str, u16, u32, u16, u16)],
-) -> Vec<u8> {
+pub fn schema_record(provider: tcpdiag_etl::Guid, id: u16, version: u8, props: &[(&str, u16, u32, u16, u16)]) -> Vec<u8> {
     schema_record_task(provider, id, version, "", props)
 }
 
 /// `schema_record` with a task name (the event's name, e.g. `TcpDataTransferSend`).
-pub fn schema_record_task(
-    provider: tcpdiag_etl::Guid,
-    id: u16,
-    version: u8,
-    task: &str,
-    props: &[(&str, u16, u32, u16, u16)],
-) -> Vec<u8> {
+pub fn schema_record_task(provider: tcpdiag_etl::Guid, id: u16, version: u8, task: &str, props: &[(&str, u16, u32, u16, u16)]) -> Vec<u8> {
     let mut t = vec![0u8; 112 + 24 * props.len()];
     if !task.is_empty() {
         let off = t.len() as u32;

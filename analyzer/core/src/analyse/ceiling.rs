@@ -112,46 +112,23 @@ impl Ceiling {
                     units::rate(self.observed_bps)
                 )];
             }
-            return vec![
-                "no end-to-end RTT measured from this capture: no ceiling arithmetic".into(),
-            ];
+            return vec!["no end-to-end RTT measured from this capture: no ceiling arithmetic".into()];
         };
         let mut lines = Vec::new();
         let base = r.min_rtt_ms;
         let observed = self.observed_bps;
         if let (Some(w), Some(ceiling)) = (self.window_bytes, self.ceiling_bps) {
-            let name = if self.limit == Limit::Rwnd {
-                "rwnd"
-            } else {
-                "send buffer (flight)"
-            };
+            let name = if self.limit == Limit::Rwnd { "rwnd" } else { "send buffer (flight)" };
             let used = if observed > 0.0 {
-                format!(
-                    " (observed {}, {} of it)",
-                    units::rate(observed),
-                    units::percent(observed / ceiling)
-                )
+                format!(" (observed {}, {} of it)", units::rate(observed), units::percent(observed / ceiling))
             } else {
                 String::new()
             };
-            lines.push(format!(
-                "{name} {} ÷ {} RTT = {} ceiling{used}",
-                units::bytes(w),
-                units::ms(r.rtt_ms),
-                units::rate(ceiling)
-            ));
+            lines.push(format!("{name} {} ÷ {} RTT = {} ceiling{used}", units::bytes(w), units::ms(r.rtt_ms), units::rate(ceiling)));
         } else {
             let bdp = self.bdp_bytes.unwrap_or(0);
-            lines.push(format!(
-                "observed {} × {} min RTT = BDP {}",
-                units::rate(observed),
-                units::ms(base),
-                units::bytes(bdp)
-            ));
-            if let Some(f) = self
-                .flight
-                .filter(|&f| bdp > 0 && f as f64 > 1.5 * bdp as f64)
-            {
+            lines.push(format!("observed {} × {} min RTT = BDP {}", units::rate(observed), units::ms(base), units::bytes(bdp)));
+            if let Some(f) = self.flight.filter(|&f| bdp > 0 && f as f64 > 1.5 * bdp as f64) {
                 lines.push(format!(
                     "{} in flight is {:.1}× that BDP: the excess waits in the bottleneck queue",
                     units::bytes(f),
@@ -159,11 +136,7 @@ impl Ceiling {
                 ));
             }
         }
-        let buffer = if self.limit == Limit::Sndbuf {
-            "send buffer"
-        } else {
-            "window"
-        };
+        let buffer = if self.limit == Limit::Sndbuf { "send buffer" } else { "window" };
         if let (Some(t), Some(n)) = (self.target_bps, self.needed_bytes) {
             lines.push(format!(
                 "for {} this path needs ≥ {} of {buffer} ({} × {} min RTT)",
@@ -175,19 +148,9 @@ impl Ceiling {
         } else if self.window_bytes.is_some() {
             let needs: Vec<String> = REFERENCE_RATES
                 .iter()
-                .map(|&rate| {
-                    format!(
-                        "{} needs ≥ {}",
-                        units::rate(rate),
-                        units::size(need(rate, base) as f64)
-                    )
-                })
+                .map(|&rate| format!("{} needs ≥ {}", units::rate(rate), units::size(need(rate, base) as f64)))
                 .collect();
-            lines.push(format!(
-                "at {} min RTT: {} of {buffer} (--target-rate to size yours)",
-                units::ms(base),
-                needs.join(", ")
-            ));
+            lines.push(format!("at {} min RTT: {} of {buffer} (--target-rate to size yours)", units::ms(base), needs.join(", ")));
         }
         lines
     }
@@ -198,21 +161,14 @@ mod tests {
     use super::*;
 
     fn rtt(ms: f64) -> Option<PathRtt> {
-        Some(PathRtt {
-            rtt_ms: ms,
-            min_rtt_ms: ms,
-            source: "test",
-        })
+        Some(PathRtt { rtt_ms: ms, min_rtt_ms: ms, source: "test" })
     }
 
     #[test]
     fn rwnd_ceiling_is_window_over_rtt() {
         let c = Ceiling::compute(Limit::Rwnd, Some(80_000), None, rtt(40.0), 15e6, None);
         assert_eq!(c.ceiling_bps, Some(16e6));
-        assert_eq!(
-            c.lines()[0],
-            "rwnd 80,000 B ÷ 40 ms RTT = 16 Mbit/s ceiling (observed 15 Mbit/s, 94% of it)"
-        );
+        assert_eq!(c.lines()[0], "rwnd 80,000 B ÷ 40 ms RTT = 16 Mbit/s ceiling (observed 15 Mbit/s, 94% of it)");
         assert_eq!(c.lines()[1], "at 40 ms min RTT: 100 Mbit/s needs ≥ 500 kB, 1 Gbit/s needs ≥ 5 MB of window (--target-rate to size yours)");
     }
 

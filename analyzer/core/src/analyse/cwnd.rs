@@ -49,11 +49,7 @@ impl CwndEstimator {
             // Nothing was known in flight (a capture point past the losses): no new figure.
             return;
         }
-        self.value = if undone {
-            flight_before
-        } else {
-            (flight_before as f64 * BETA) as u64
-        };
+        self.value = if undone { flight_before } else { (flight_before as f64 * BETA) as u64 };
     }
 
     /// The flight now: cwnd is at least that, and equals it during recovery.

@@ -92,10 +92,7 @@ impl DeliveryRate {
 
     /// The rate `q` of the samples are at or below (bin's middle), if any were taken.
     pub fn percentile_bps(&self, q: f64) -> Option<f64> {
-        let m = self
-            .meter
-            .as_ref()
-            .filter(|m| m.samples >= SPAN_EVENTS as u32)?;
+        let m = self.meter.as_ref().filter(|m| m.samples >= SPAN_EVENTS as u32)?;
         let want = (m.samples as f64 * q).ceil() as u32;
         let mut seen = 0;
         for (i, &n) in m.bins.iter().enumerate() {
@@ -138,19 +135,10 @@ impl DeliveryRate {
     /// to the last delivery, with the share of the delivery time that span covers.
     pub fn rate_since_near(&self, rate: f64, near: f64) -> Option<(f64, f64)> {
         let m = self.meter.as_ref()?;
-        let (t0, d0) = m
-            .climbs
-            .iter()
-            .find(|c| bin_middle(c.0 as usize) >= rate * near)
-            .map(|c| (c.1, c.2))?;
+        let (t0, d0) = m.climbs.iter().find(|c| bin_middle(c.0 as usize) >= rate * near).map(|c| (c.1, c.2))?;
         let (t1, d1) = m.last;
         let first = m.climbs.first().map_or(t0, |c| c.1);
-        (t1 > t0).then(|| {
-            (
-                (d1 - d0) as f64 * 8e9 / (t1 - t0) as f64,
-                (t1 - t0) as f64 / (t1 - first).max(1) as f64,
-            )
-        })
+        (t1 > t0).then(|| ((d1 - d0) as f64 * 8e9 / (t1 - t0) as f64, (t1 - t0) as f64 / (t1 - first).max(1) as f64))
     }
 }
 

@@ -32,10 +32,7 @@ mod tests {
     #[test]
     fn first_block_below_ack_is_dsack() {
         // RFC 2883 §4.1.1: ACK 4000, first block 3000-3500 (a duplicate).
-        assert_eq!(
-            dsack(SeqNumber(4000), &[(3000, 3500)]),
-            Some((SeqNumber(3000), SeqNumber(3500)))
-        );
+        assert_eq!(dsack(SeqNumber(4000), &[(3000, 3500)]), Some((SeqNumber(3000), SeqNumber(3500))));
     }
 
     #[test]

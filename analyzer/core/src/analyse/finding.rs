@@ -113,36 +113,13 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(
-        id: FindingId,
-        share: f64,
-        frames: Vec<u64>,
-        values: Vec<(&'static str, Value)>,
-    ) -> Finding {
-        Finding {
-            id,
-            share,
-            frames,
-            frames_b: Vec::new(),
-            values,
-        }
+    pub fn new(id: FindingId, share: f64, frames: Vec<u64>, values: Vec<(&'static str, Value)>) -> Finding {
+        Finding { id, share, frames, frames_b: Vec::new(), values }
     }
 
     /// A finding about one flow seen in two captures, with evidence frames in each.
-    pub fn pair(
-        id: FindingId,
-        share: f64,
-        frames_a: Vec<u64>,
-        frames_b: Vec<u64>,
-        values: Vec<(&'static str, Value)>,
-    ) -> Finding {
-        Finding {
-            id,
-            share,
-            frames: frames_a,
-            frames_b,
-            values,
-        }
+    pub fn pair(id: FindingId, share: f64, frames_a: Vec<u64>, frames_b: Vec<u64>, values: Vec<(&'static str, Value)>) -> Finding {
+        Finding { id, share, frames: frames_a, frames_b, values }
     }
 
     /// The catalogue message filled with the values.
@@ -170,15 +147,8 @@ mod tests {
 
     #[test]
     fn template_takes_units_from_the_values() {
-        let v = [
-            ("rwnd", Value::Bytes(80_480)),
-            ("rtt", Value::Ms(40.06)),
-            ("ceiling", Value::Rate(16.07e6)),
-        ];
-        assert_eq!(
-            fill("rwnd {rwnd} ÷ RTT {rtt} = {ceiling}", &v),
-            "rwnd 80,480 B ÷ RTT 40.1 ms = 16.1 Mbit/s"
-        );
+        let v = [("rwnd", Value::Bytes(80_480)), ("rtt", Value::Ms(40.06)), ("ceiling", Value::Rate(16.07e6))];
+        assert_eq!(fill("rwnd {rwnd} ÷ RTT {rtt} = {ceiling}", &v), "rwnd 80,480 B ÷ RTT 40.1 ms = 16.1 Mbit/s");
     }
 
     #[test]

@@ -114,19 +114,13 @@ impl FlowState {
             // Recovery over: cwnd = ssthresh = β·cwnd at its start (RFC 9438 §4.6, β = 0.7
             // for CUBIC), or restored when it was undone as spurious (RFC 3708).
             if let Some(rec) = self.senders[r].recoveries.last() {
-                self.cwnd[r].on_recovery_end(
-                    rec.flight_before,
-                    rec.spurious > 0 && rec.spurious == rec.retransmissions,
-                );
+                self.cwnd[r].on_recovery_end(rec.flight_before, rec.spurious > 0 && rec.spurious == rec.retransmissions);
             }
         }
         let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
         self.senders[d].on_data(seg, frame, ts, peer_rwnd, &mut notes);
 
-        if seg.payload_len > 0
-            && notes.retrans == super::notes::RetransKind::None
-            && notes.reorder.is_none()
-        {
+        if seg.payload_len > 0 && notes.retrans == super::notes::RetransKind::None && notes.reorder.is_none() {
             // A gap that began with a partial segment is the application's: it had no more
             // to send, wherever the capture point is (time shares only; notes stay causal).
             if self.write_ended[d] {
@@ -149,19 +143,14 @@ impl FlowState {
             let flight_d = if away {
                 // That flight was sent under the window of then, which may since have shrunk.
                 let then = self.senders[d].view(ts);
-                let raw_then = then
-                    .rwnd
-                    .map_or(0, |w| (w >> min_shift).min(u16::MAX as u64) as u16);
+                let raw_then = then.rwnd.map_or(0, |w| (w >> min_shift).min(u16::MAX as u64) as u16);
                 raw = raw.max(raw_then);
                 then.unacked
             } else {
                 self.senders[d].unacked()
             };
             let mss = self.senders[d].mss.max(536) as u64;
-            if let Some(shift) = self.scaling[r]
-                .as_mut()
-                .and_then(|s| s.infer_from_flight(raw, flight_d, mss, away))
-            {
+            if let Some(shift) = self.scaling[r].as_mut().and_then(|s| s.infer_from_flight(raw, flight_d, mss, away)) {
                 self.inferred_shift[r] = Some(shift);
                 notes.inferred_shift = Some((shift, flight_d));
                 let (w, b) = self.scaling[r].unwrap().rwnd(raw, false);
@@ -210,14 +199,8 @@ impl FlowState {
             let app_bound = notes.unacked == 0;
             let before = self.cwnd[dd].confidence;
             self.cwnd[dd].on_ack(notes.in_flight, window_bound, app_bound);
-            if self.cwnd[dd].confidence == CwndConfidence::Estimate
-                && before != CwndConfidence::None
-            {
-                self.limits[dd].on_flight_sample(
-                    self.cwnd[dd].value,
-                    ts,
-                    self.senders[dd].rtt.srtt_ns,
-                );
+            if self.cwnd[dd].confidence == CwndConfidence::Estimate && before != CwndConfidence::None {
+                self.limits[dd].on_flight_sample(self.cwnd[dd].value, ts, self.senders[dd].rtt.srtt_ns);
             }
         }
         // cwnd is never below what is in flight; in recovery PRR (RFC 6937) keeps it at
@@ -228,15 +211,7 @@ impl FlowState {
         notes.cwnd = self.cwnd[dd].value;
         notes.cwnd_conf = self.cwnd[dd].confidence;
         let settled = self.senders[dd].settled_view(ts);
-        notes.limit = self.limits[dd].update(
-            &self.senders[dd],
-            &view,
-            &settled,
-            &self.cwnd[dd],
-            rwnd_dd,
-            ts,
-            frame,
-        );
+        notes.limit = self.limits[dd].update(&self.senders[dd], &view, &settled, &self.cwnd[dd], rwnd_dd, ts, frame);
         notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;
         notes.vantage = self.handshake.vantage(dd);
         notes
@@ -244,10 +219,6 @@ impl FlowState {
 
     /// The direction that carried more payload: the one the verdict is about.
     pub fn data_dir(&self) -> usize {
-        if self.senders[1].data_bytes > self.senders[0].data_bytes {
-            1
-        } else {
-            0
-        }
+        if self.senders[1].data_bytes > self.senders[0].data_bytes { 1 } else { 0 }
     }
 }

@@ -85,13 +85,7 @@ impl LimitTracker {
     /// Moves the time charged since the last new data to `to` (known only afterwards,
     /// e.g. that the sender had run out of data).
     pub fn reassign_since_data(&mut self, to: LimitState) {
-        let skip = [
-            LimitState::Unknown,
-            LimitState::ZeroWindow,
-            LimitState::Rwnd,
-            LimitState::Recovery,
-            LimitState::Idle,
-        ];
+        let skip = [LimitState::Unknown, LimitState::ZeroWindow, LimitState::Rwnd, LimitState::Recovery, LimitState::Idle];
         for st in LimitState::ALL {
             if skip.contains(&st) || st == to {
                 continue;
@@ -140,10 +134,7 @@ impl LimitTracker {
         ts: i64,
         frame: u64,
     ) -> LimitState {
-        let growing = s
-            .rtt
-            .srtt_ns
-            .is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
+        let growing = s.rtt.srtt_ns.is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
         let flat_since = if growing { ts } else { self.flat_since };
         let dry = match (self.ran_dry_ns, s.rtt.srtt_ns) {
             (Some(t), Some(r)) => ts - t <= DRY_RTTS * r,
@@ -152,11 +143,7 @@ impl LimitTracker {
         };
         let state = Self::decide(s, view, cwnd, rwnd, ts, flat_since, dry);
         self.lag_ns = s.a2d_ns();
-        self.settled = if self.lag_ns == 0 {
-            state
-        } else {
-            Self::decide(s, settled, cwnd, settled.rwnd, ts, flat_since, dry)
-        };
+        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, settled.rwnd, ts, flat_since, dry) };
         self.rwnd_now = rwnd.unwrap_or(0);
         self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
         if state != self.state && self.first_frame[state as usize] == 0 {
@@ -167,15 +154,7 @@ impl LimitTracker {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn decide(
-        s: &Sender,
-        view: &View,
-        cwnd: &CwndEstimator,
-        rwnd: Option<u64>,
-        ts: i64,
-        flat_since: i64,
-        dry: bool,
-    ) -> LimitState {
+    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, flat_since: i64, dry: bool) -> LimitState {
         if !s.started || s.data_segments == 0 {
             return LimitState::Unknown;
         }
@@ -210,10 +189,7 @@ impl LimitTracker {
             return LimitState::Cwnd;
         }
         if let Some(srtt) = s.rtt.srtt_ns {
-            let no_loss_in_stretch = s
-                .recoveries
-                .last()
-                .map_or(true, |r| r.end_ns.is_some_and(|e| e < flat_since));
+            let no_loss_in_stretch = s.recoveries.last().map_or(true, |r| r.end_ns.is_some_and(|e| e < flat_since));
             if ts - flat_since >= FLAT_RTTS * srtt && no_loss_in_stretch {
                 return LimitState::Sndbuf;
             }

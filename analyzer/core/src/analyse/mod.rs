@@ -4,17 +4,17 @@
 
 pub mod catalogue;
 pub mod ceiling;
+pub mod finding;
 pub mod cwnd;
 pub mod delivery;
 pub mod dsack;
-pub mod finding;
 pub mod flow_state;
 pub mod limit;
 pub mod notes;
 pub mod rtt;
 pub mod scoreboard;
-pub mod sender;
 pub mod units;
+pub mod sender;
 pub mod vantage;
 pub mod verdict;
 pub mod window;
@@ -35,13 +35,7 @@ use verdict::{judge, FlowVerdict, JudgeOptions};
 
 /// Receives each segment with its analysis.
 pub trait NotesSink {
-    fn packet(
-        &mut self,
-        frame: &Frame<'_>,
-        seg: &TcpSegment,
-        place: Placement,
-        notes: &PacketNotes,
-    );
+    fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, notes: &PacketNotes);
     /// True once the sink can take no more (its output closed).
     fn stopped(&self) -> bool {
         false
@@ -58,13 +52,7 @@ impl NotesSink for NoNotes {
 /// Two sinks fed the same notes (e.g. the analysis columns and the events).
 impl<A: NotesSink, B: NotesSink> NotesSink for (A, B) {
     #[inline]
-    fn packet(
-        &mut self,
-        frame: &Frame<'_>,
-        seg: &TcpSegment,
-        place: Placement,
-        notes: &PacketNotes,
-    ) {
+    fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, notes: &PacketNotes) {
         self.0.packet(frame, seg, place, notes);
         self.1.packet(frame, seg, place, notes);
     }
@@ -95,13 +83,7 @@ pub const NO_DATA_IDLE_NS: i64 = 120_000_000_000;
 /// Segments after a flow's FIN or a data flow's RST (a FIN retransmitted after an RTO, a
 /// late duplicate) are so always analysed against the flow's state, as Wireshark does.
 /// One rule for the single-thread analysis and the multi-core engine.
-pub fn finalisable(
-    s: &FlowSummary,
-    now: i64,
-    open: usize,
-    close_grace_ns: i64,
-    idle_timeout_ns: Option<i64>,
-) -> bool {
+pub fn finalisable(s: &FlowSummary, now: i64, open: usize, close_grace_ns: i64, idle_timeout_ns: Option<i64>) -> bool {
     let idle = now.saturating_sub(s.last_ts_ns);
     if idle_timeout_ns.is_some_and(|t| idle >= t) {
         return true;
@@ -199,14 +181,7 @@ impl<S: NotesSink> Analyzer<S> {
 
 impl<S: NotesSink, V: VerdictStore> Analyzer<S, V> {
     pub fn with_store(out: S, opts: JudgeOptions, verdicts: V) -> Self {
-        Analyzer {
-            states: Vec::new(),
-            active: Vec::new(),
-            out,
-            opts,
-            verdicts,
-            next_sweep_ns: i64::MIN,
-        }
+        Analyzer { states: Vec::new(), active: Vec::new(), out, opts, verdicts, next_sweep_ns: i64::MIN }
     }
 
     /// The state of a flow still open (for tests and live views).

@@ -21,13 +21,8 @@ pub enum RetransKind {
 }
 
 impl RetransKind {
-    pub const ALL: [RetransKind; 5] = [
-        RetransKind::None,
-        RetransKind::Fast,
-        RetransKind::Rto,
-        RetransKind::Tlp,
-        RetransKind::Other,
-    ];
+    pub const ALL: [RetransKind; 5] =
+        [RetransKind::None, RetransKind::Fast, RetransKind::Rto, RetransKind::Tlp, RetransKind::Other];
     pub fn name(self) -> &'static str {
         match self {
             RetransKind::None => "",
@@ -153,11 +148,7 @@ pub enum CwndConfidence {
 }
 
 impl CwndConfidence {
-    pub const ALL: [CwndConfidence; 3] = [
-        CwndConfidence::None,
-        CwndConfidence::Bound,
-        CwndConfidence::Estimate,
-    ];
+    pub const ALL: [CwndConfidence; 3] = [CwndConfidence::None, CwndConfidence::Bound, CwndConfidence::Estimate];
     pub fn name(self) -> &'static str {
         match self {
             CwndConfidence::None => "none",

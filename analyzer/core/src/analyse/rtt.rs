@@ -59,10 +59,7 @@ mod tests {
     fn first_sample_sets_srtt_and_half_var() {
         let mut r = RttEstimator::default();
         r.sample(100);
-        assert_eq!(
-            (r.srtt_ns, r.rttvar_ns, r.min_ns),
-            (Some(100), 50, Some(100))
-        );
+        assert_eq!((r.srtt_ns, r.rttvar_ns, r.min_ns), (Some(100), 50, Some(100)));
         r.sample(200);
         assert_eq!(r.srtt_ns, Some(112));
         assert_eq!(r.min_ns, Some(100));

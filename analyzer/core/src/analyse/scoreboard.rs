@@ -33,11 +33,7 @@ impl Scoreboard {
             e = e.max(re);
             self.ranges.remove(i);
         }
-        let at = self
-            .ranges
-            .iter()
-            .position(|&(rs, _)| rs > s)
-            .unwrap_or(self.ranges.len());
+        let at = self.ranges.iter().position(|&(rs, _)| rs > s).unwrap_or(self.ranges.len());
         self.ranges.insert(at, (s, e));
         self.sacked_bytes() - before
     }
@@ -62,10 +58,7 @@ impl Scoreboard {
     }
 
     pub fn sacked_bytes(&self) -> u32 {
-        self.ranges
-            .iter()
-            .map(|&(s, e)| e.distance_from(s) as u32)
-            .sum()
+        self.ranges.iter().map(|&(s, e)| e.distance_from(s) as u32).sum()
     }
 
     /// Highest SACKed sequence number (RFC 6675 "HighACK" side of the scoreboard).
@@ -101,10 +94,7 @@ impl Scoreboard {
 
     /// Unsacked holes between `una` and the highest SACKed byte, in order, each with the
     /// bytes SACKed below it and above the previous hole.
-    pub fn holes_with_blocks(
-        &self,
-        una: SeqNumber,
-    ) -> impl Iterator<Item = (SeqNumber, SeqNumber, u32)> + '_ {
+    pub fn holes_with_blocks(&self, una: SeqNumber) -> impl Iterator<Item = (SeqNumber, SeqNumber, u32)> + '_ {
         let mut prev = una;
         let mut pending = 0u32;
         self.ranges.iter().filter_map(move |&(s, e)| {

@@ -231,9 +231,7 @@ impl Sender {
         // Records are appended as first sent, so those sent before the deadline are a
         // prefix: RACK's lost bytes in a hole end where that prefix ends.
         let timed_out = self.outstanding.partition_point(|x| x.ts_ns <= deadline);
-        let time_edge = timed_out
-            .checked_sub(1)
-            .map_or(self.una, |i| self.outstanding[i].end);
+        let time_edge = timed_out.checked_sub(1).map_or(self.una, |i| self.outstanding[i].end);
         // Holes come in sequence order: the bytes SACKed above a hole (RFC 6675 IsLost) are
         // what is left of the total once the blocks below it are counted off.
         let mut sacked_above = self.scoreboard.sacked_bytes();
@@ -270,10 +268,7 @@ impl Sender {
     }
 
     fn retransmitted(&self, s: SeqNumber, e: SeqNumber) -> bool {
-        self.outstanding
-            .range(self.first_ending_after(s)..)
-            .take_while(|x| x.seq < e)
-            .any(|x| x.retrans > 0)
+        self.outstanding.range(self.first_ending_after(s)..).take_while(|x| x.seq < e).any(|x| x.retrans > 0)
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -281,14 +276,7 @@ impl Sender {
     }
 
     /// A segment carrying data (or SYN/FIN) in this direction.
-    pub fn on_data(
-        &mut self,
-        seg: &TcpSegment,
-        frame: u64,
-        ts: i64,
-        peer_rwnd: u64,
-        notes: &mut PacketNotes,
-    ) {
+    pub fn on_data(&mut self, seg: &TcpSegment, frame: u64, ts: i64, peer_rwnd: u64, notes: &mut PacketNotes) {
         let syn = seg.flags & flags::SYN != 0;
         let fin = seg.flags & flags::FIN != 0;
         let len = seg.payload_len + syn as u32 + fin as u32;
@@ -318,10 +306,7 @@ impl Sender {
         self.note_echoes_on_data(seg, ts);
         // RFC 9293 §3.8.6.1: a one-byte probe at the window edge while the peer's window
         // is zero; repeats of the same byte are probes too (Wireshark: ZeroWindowProbe).
-        if seg.payload_len == 1
-            && peer_rwnd == 0
-            && (seq == self.max || Some(seq) == self.probe_seq)
-        {
+        if seg.payload_len == 1 && peer_rwnd == 0 && (seq == self.max || Some(seq) == self.probe_seq) {
             // SND.MAX stays put: the probed byte is sent again as data once the window
             // opens, and that is not a retransmission (same as Wireshark).
             notes.zero_window_probe = true;
@@ -344,14 +329,7 @@ impl Sender {
             }
             self.remember(seq, end, seg);
             self.outstanding.push_back(Sent {
-                seq,
-                end,
-                frame,
-                ts_ns: ts,
-                syn,
-                retrans: 0,
-                last_retrans_frame: 0,
-                last_retrans_tsval: None,
+                seq, end, frame, ts_ns: ts, syn, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
             });
             self.max = end;
             self.note_order(seg);
@@ -368,10 +346,7 @@ impl Sender {
         // Keep-alive (RFC 9293 §3.8.4): at most one byte, just below what is acknowledged
         // or, as Wireshark tests, just below the highest byte sent.
         let plain = seg.flags & (flags::SYN | flags::FIN | flags::RST) == 0;
-        if plain
-            && seg.payload_len <= 1
-            && ((end <= self.una && end.distance_from(self.una) >= -1) || seq + 1 == self.max)
-        {
+        if plain && seg.payload_len <= 1 && ((end <= self.una && end.distance_from(self.una) >= -1) || seq + 1 == self.max) {
             notes.keepalive = true;
             return;
         }
@@ -394,15 +369,8 @@ impl Sender {
             self.in_recovery = true;
             let in_slow_start = self.recoveries.is_empty() && ended_slow_start(&self.rounds);
             self.recoveries.push(Recovery {
-                start_frame: frame,
-                start_ns: ts,
-                end_ns: None,
-                point: self.max,
-                kind,
-                retransmissions: 0,
-                spurious: 0,
-                flight_before: pipe_before,
-                in_slow_start,
+                start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
+                retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
             });
         }
         let rec = self.recoveries.len() - 1;
@@ -414,29 +382,14 @@ impl Sender {
             self.retransmissions.pop_front();
         }
         self.retransmissions.push_back(RetransRecord {
-            seq,
-            end,
-            frame,
-            orig_frame,
-            orig_ts_ns,
-            ts_ns: ts,
-            kind,
-            tsval,
-            proven: Evidence::None,
-            recovery: rec,
+            seq, end, frame, orig_frame, orig_ts_ns, ts_ns: ts, kind, tsval, proven: Evidence::None, recovery: rec,
         });
         self.last_send_ns = ts;
     }
 
     fn note_echoes_on_data(&mut self, seg: &TcpSegment, ts: i64) {
-        let Some((val, ecr)) = seg.options.timestamps else {
-            return;
-        };
-        if self
-            .sent_tsvals
-            .back()
-            .map_or(true, |&(v, _)| ts_older(v, val))
-        {
+        let Some((val, ecr)) = seg.options.timestamps else { return };
+        if self.sent_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
             if self.sent_tsvals.len() == ECHO_MEMORY {
                 self.sent_tsvals.pop_front();
             }
@@ -448,9 +401,7 @@ impl Sender {
                 return; // a clock jump, as RttEstimator::sample says
             }
             // A ring of the last samples; slots not yet filled hold i64::MAX.
-            let ring = self
-                .a2d_recent
-                .get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
+            let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
             ring[self.a2d_next] = ts - t;
             self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
             self.a2d_recent_min = ring.iter().copied().min();
@@ -458,17 +409,11 @@ impl Sender {
     }
 
     fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
-        let Some((val, ecr)) = seg.options.timestamps else {
-            return;
-        };
+        let Some((val, ecr)) = seg.options.timestamps else { return };
         if let Some(t) = take_echo(&mut self.sent_tsvals, ecr) {
             self.d2a.sample(ts - t);
         }
-        if self
-            .peer_tsvals
-            .back()
-            .map_or(true, |&(v, _)| ts_older(v, val))
-        {
+        if self.peer_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
             if self.peer_tsvals.len() == ECHO_MEMORY {
                 self.peer_tsvals.pop_front();
             }
@@ -516,12 +461,7 @@ impl Sender {
         if !self.started {
             return;
         }
-        let snap = Snapshot {
-            ts,
-            una: self.una,
-            sacked: self.scoreboard.sacked_bytes(),
-            rwnd: self.rwnd,
-        };
+        let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
         // Views look back one ACK→data delay: keep twice that (and a millisecond).
         let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
         while self.history.len() > 1 && self.history[1].ts < keep_from {
@@ -561,12 +501,7 @@ impl Sender {
         }
         let snap = match self.history.front() {
             Some(s) if s.ts <= then => *s,
-            _ => Snapshot {
-                ts: then,
-                una: self.una,
-                sacked: 0,
-                rwnd: None,
-            },
+            _ => Snapshot { ts: then, una: self.una, sacked: 0, rwnd: None },
         };
         let unacked = self.max.distance_from(snap.una).max(0) as u64;
         View {
@@ -583,10 +518,7 @@ impl Sender {
     fn is_duplicate(&self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) -> bool {
         seg.ip_version == 4
             && seg.ip_id != 0
-            && self
-                .recent
-                .iter()
-                .any(|&(s, e, id)| s == seq && e == end && id == seg.ip_id)
+            && self.recent.iter().any(|&(s, e, id)| s == seq && e == end && id == seg.ip_id)
     }
 
     fn remember(&mut self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) {
@@ -640,15 +572,8 @@ impl Sender {
 
     fn late_extent(&self, end: SeqNumber, ts: i64) -> Reorder {
         let bytes = self.max.distance_from(end).max(0) as u32;
-        let overtaken = self
-            .outstanding
-            .get(self.outstanding.partition_point(|s| s.seq < end))
-            .map(|s| s.ts_ns);
-        Reorder {
-            packets: bytes.div_ceil(self.mss.max(1)),
-            bytes,
-            late_ns: overtaken.map_or(0, |t| ts - t),
-        }
+        let overtaken = self.outstanding.get(self.outstanding.partition_point(|s| s.seq < end)).map(|s| s.ts_ns);
+        Reorder { packets: bytes.div_ceil(self.mss.max(1)), bytes, late_ns: overtaken.map_or(0, |t| ts - t) }
     }
 
     fn widen_reorder(&mut self, r: Reorder) {
@@ -681,13 +606,7 @@ impl Sender {
     /// Marks outstanding records overlapping [seq, end) and returns the frame that first
     /// carried `seq` (0 if it was not captured).
     /// Returns the frame and time of the first transmission (0 and `None` if not captured).
-    fn mark_retransmitted(
-        &mut self,
-        seq: SeqNumber,
-        end: SeqNumber,
-        frame: u64,
-        tsval: Option<u32>,
-    ) -> (u64, Option<i64>) {
+    fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, tsval: Option<u32>) -> (u64, Option<i64>) {
         let mut orig = (0, None);
         let first = self.first_ending_after(seq);
         for s in self.outstanding.range_mut(first..) {
@@ -722,10 +641,7 @@ impl Sender {
             // Reported whether or not this direction's data was captured.
             notes.dsack = true;
             notes.dsack_edges = if self.started {
-                (
-                    l.distance_from(self.base) as u32,
-                    r.distance_from(self.base) as u32,
-                )
+                (l.distance_from(self.base) as u32, r.distance_from(self.base) as u32)
             } else {
                 (l.0, r.0)
             };
@@ -753,12 +669,7 @@ impl Sender {
         }
         // Same as Wireshark tcp.analysis.duplicate_ack: no data, same ACK, same window.
         let pure = seg.payload_len == 0 && seg.flags & (flags::SYN | flags::FIN | flags::RST) == 0;
-        if !advanced
-            && pure
-            && ack == self.una
-            && seg.window == self.last_ack_window
-            && self.unacked() > 0
-        {
+        if !advanced && pure && ack == self.una && seg.window == self.last_ack_window && self.unacked() > 0 {
             self.dupacks += 1;
             notes.dup_ack = self.dupacks;
             notes.dup_ack_of = self.last_ack_frame;
@@ -773,8 +684,7 @@ impl Sender {
         if advanced || new_sack {
             self.snapshot(ts);
             // SACKed bytes leave the scoreboard as SND.UNA passes them: counted once.
-            self.delivery
-                .on_delivered(ts, self.acked_total + self.scoreboard.sacked_bytes() as u64);
+            self.delivery.on_delivered(ts, self.acked_total + self.scoreboard.sacked_bytes() as u64);
         }
     }
 
@@ -790,11 +700,7 @@ impl Sender {
             if let Some(hole_end) = hole_end.filter(|&e| e <= ack) {
                 if !self.retransmitted(old_una, hole_end) {
                     let (bytes, _) = self.scoreboard.above(hole_end);
-                    let r = Reorder {
-                        packets: bytes.div_ceil(self.mss.max(1)),
-                        bytes,
-                        late_ns: ts - since,
-                    };
+                    let r = Reorder { packets: bytes.div_ceil(self.mss.max(1)), bytes, late_ns: ts - since };
                     notes.reorder = Some(r);
                     self.reorder_events += 1;
                     self.widen_reorder(r);
@@ -802,11 +708,7 @@ impl Sender {
             }
         }
         self.scoreboard.advance(ack);
-        self.hole_since = if self.scoreboard.is_empty() {
-            None
-        } else {
-            self.hole_since
-        };
+        self.hole_since = if self.scoreboard.is_empty() { None } else { self.hole_since };
         let tsecr = seg.options.timestamps.map(|t| t.1);
         let mut rtt_sample = None;
         while let Some(front) = self.outstanding.front() {
@@ -922,11 +824,7 @@ mod tests {
         let mut lost = 0;
         for (hs, he) in s.scoreboard.holes(s.una) {
             let dupthresh = !reordering_seen && s.scoreboard.is_lost(hs, s.mss);
-            for seg in s
-                .outstanding
-                .iter()
-                .filter(|x| x.end > hs && x.seq < he && x.retrans == 0)
-            {
+            for seg in s.outstanding.iter().filter(|x| x.end > hs && x.seq < he && x.retrans == 0) {
                 if dupthresh || seg.ts_ns <= deadline {
                     lost += seg.end.min(he).distance_from(seg.seq.max(hs)) as u64;
                 }
@@ -945,11 +843,7 @@ mod tests {
             x % n
         };
         for _ in 0..300 {
-            let mut s = Sender {
-                mss: 1000,
-                una: SeqNumber(u32::MAX - 20_000),
-                ..Default::default()
-            };
+            let mut s = Sender { mss: 1000, una: SeqNumber(u32::MAX - 20_000), ..Default::default() };
             s.rtt.srtt_ns = Some(50_000_000);
             s.rtt.min_ns = Some(40_000_000);
             s.dsacks = next(3) / 2;
@@ -958,14 +852,8 @@ mod tests {
                 let seq = s.una + i * 1000;
                 let retrans = u16::from(next(6) == 0);
                 s.outstanding.push_back(Sent {
-                    seq,
-                    end: seq + 1000,
-                    frame: i as u64 + 1,
-                    ts_ns: i as i64 * 2_000_000,
-                    syn: false,
-                    retrans,
-                    last_retrans_frame: 0,
-                    last_retrans_tsval: None,
+                    seq, end: seq + 1000, frame: i as u64 + 1, ts_ns: i as i64 * 2_000_000, syn: false,
+                    retrans, last_retrans_frame: 0, last_retrans_tsval: None,
                 });
                 if retrans > 0 {
                     s.resent.push_back((seq, seq + 1000));
@@ -977,12 +865,7 @@ mod tests {
                 }
             }
             let now = next(n as u64 * 2_000_000 + 200_000_000) as i64;
-            assert_eq!(
-                s.lost_bytes(now),
-                lost_by_walking(&s, now),
-                "{:?} at {now}",
-                s.scoreboard
-            );
+            assert_eq!(s.lost_bytes(now), lost_by_walking(&s, now), "{:?} at {now}", s.scoreboard);
         }
     }
 }

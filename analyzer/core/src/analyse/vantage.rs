@@ -53,12 +53,8 @@ impl HandshakeTimes {
         let syn_ack = flags::SYN | flags::ACK;
         match (self.syn, f & syn_ack) {
             (None, x) if x == flags::SYN => self.syn = Some((dir, ts)),
-            (Some((c, _)), x) if x == syn_ack && dir != c && self.synack.is_none() => {
-                self.synack = Some(ts)
-            }
-            (Some((c, _)), x)
-                if x == flags::ACK && dir == c && self.synack.is_some() && self.ack.is_none() =>
-            {
+            (Some((c, _)), x) if x == syn_ack && dir != c && self.synack.is_none() => self.synack = Some(ts),
+            (Some((c, _)), x) if x == flags::ACK && dir == c && self.synack.is_some() && self.ack.is_none() => {
                 self.ack = Some(ts)
             }
             _ => {}
@@ -69,8 +65,7 @@ impl HandshakeTimes {
     /// once the handshake is complete: the client's data follows the server's ACKs after
     /// the SYN/ACK→ACK gap; the server's data follows the client's after SYN→SYN/ACK.
     pub fn ack_to_data_ns(&self) -> Option<[i64; 2]> {
-        let (Some((client, syn)), Some(synack), Some(ack)) = (self.syn, self.synack, self.ack)
-        else {
+        let (Some((client, syn)), Some(synack), Some(ack)) = (self.syn, self.synack, self.ack) else {
             return None;
         };
         let mut out = [0; 2];
@@ -82,16 +77,13 @@ impl HandshakeTimes {
     /// The handshake's round trip (SYN → SYN/ACK → ACK), wherever the capture point is: at
     /// the client it is SYN→SYN/ACK, at the server SYN/ACK→ACK, in the middle both parts.
     pub fn rtt_ns(&self) -> Option<i64> {
-        let (Some((_, syn)), Some(_), Some(ack)) = (self.syn, self.synack, self.ack) else {
-            return None;
-        };
+        let (Some((_, syn)), Some(_), Some(ack)) = (self.syn, self.synack, self.ack) else { return None };
         Some(ack - syn).filter(|&r| r > 0)
     }
 
     /// Vantage relative to the sender of direction `data_dir`.
     pub fn vantage(&self, data_dir: usize) -> Vantage {
-        let (Some((client, syn)), Some(synack), Some(ack)) = (self.syn, self.synack, self.ack)
-        else {
+        let (Some((client, syn)), Some(synack), Some(ack)) = (self.syn, self.synack, self.ack) else {
             return Vantage::Unknown;
         };
         let (g1, g2) = (synack - syn, ack - synack);
@@ -141,10 +133,7 @@ impl DelayStats {
     }
 
     pub fn vantage(&self, data_dir: usize) -> Vantage {
-        let (Some(a2d), Some(d2a)) = (
-            median(&self.ack_to_data[data_dir]),
-            median(&self.data_to_ack[data_dir]),
-        ) else {
+        let (Some(a2d), Some(d2a)) = (median(&self.ack_to_data[data_dir]), median(&self.data_to_ack[data_dir])) else {
             return Vantage::Unknown;
         };
         if d2a > DOMINANCE * a2d.max(1) {

@@ -7,9 +7,9 @@ use super::ceiling::{Ceiling, Limit, PathRtt};
 use super::finding::{Finding, Value};
 use super::flow_state::FlowState;
 use super::notes::LimitState;
-use super::rtt::RttEstimator;
 use super::units;
 use super::vantage::Vantage;
+use super::rtt::RttEstimator;
 use super::window::RwndBasis;
 use crate::flow::FlowSummary;
 
@@ -87,22 +87,12 @@ impl FlowVerdict {
         let mut line = if states.is_empty() {
             "no busy time measured".to_string()
         } else {
-            let parts: Vec<String> = states
-                .iter()
-                .map(|(st, x)| format!("{} {}", st.words(), units::percent(*x)))
-                .collect();
-            format!(
-                "{} of {} busy",
-                parts.join(", "),
-                units::seconds(self.busy_ns as f64 / 1e9)
-            )
+            let parts: Vec<String> = states.iter().map(|(st, x)| format!("{} {}", st.words(), units::percent(*x))).collect();
+            format!("{} of {} busy", parts.join(", "), units::seconds(self.busy_ns as f64 / 1e9))
         };
         let idle = self.state_ns[LimitState::Idle as usize];
         if idle as f64 >= SHOWN_SHARE * (self.busy_ns + idle) as f64 {
-            line += &format!(
-                "; idle (nothing outstanding) {}",
-                units::seconds(idle as f64 / 1e9)
-            );
+            line += &format!("; idle (nothing outstanding) {}", units::seconds(idle as f64 / 1e9));
         }
         line
     }
@@ -157,43 +147,21 @@ fn reorder_extent_ns(s: &super::sender::Sender) -> i64 {
 /// handshake), the ACK clock alone at the sender, or the handshake. At a receiver or in the
 /// middle without any of these, the ACKs only time the capture point's side of the path: no
 /// end-to-end RTT, and no ceiling is claimed.
-fn path_rtt(
-    fs: &FlowState,
-    dd: usize,
-    vantage: Vantage,
-) -> Option<(PathRtt, Option<&RttEstimator>)> {
+fn path_rtt(fs: &FlowState, dd: usize, vantage: Vantage) -> Option<(PathRtt, Option<&RttEstimator>)> {
     let s = &fs.senders[dd];
-    fn from<'a>(
-        e: &'a RttEstimator,
-        source: &'static str,
-    ) -> Option<(PathRtt, Option<&'a RttEstimator>)> {
-        let p = PathRtt {
-            rtt_ms: e.mean_ns()? as f64 / 1e6,
-            min_rtt_ms: e.min_ns? as f64 / 1e6,
-            source,
-        };
+    fn from<'a>(e: &'a RttEstimator, source: &'static str) -> Option<(PathRtt, Option<&'a RttEstimator>)> {
+        let p = PathRtt { rtt_ms: e.mean_ns()? as f64 / 1e6, min_rtt_ms: e.min_ns? as f64 / 1e6, source };
         Some((p, Some(e)))
     }
     if s.e2e.samples > 0 {
-        let source = if s.a2d.samples > 0 {
-            "ACKs and timestamp echoes"
-        } else {
-            "ACKs and the handshake"
-        };
+        let source = if s.a2d.samples > 0 { "ACKs and timestamp echoes" } else { "ACKs and the handshake" };
         return from(&s.e2e, source);
     }
     if vantage == Vantage::SenderSide && s.rtt.samples > 0 {
         return from(&s.rtt, "ACKs at the sender");
     }
     let h = fs.handshake.rtt_ns()? as f64 / 1e6;
-    Some((
-        PathRtt {
-            rtt_ms: h,
-            min_rtt_ms: h,
-            source: "the handshake",
-        },
-        None,
-    ))
+    Some((PathRtt { rtt_ms: h, min_rtt_ms: h, source: "the handshake" }, None))
 }
 
 fn ms(ns: i64) -> Value {
@@ -206,12 +174,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let lim = &fs.limits[dd];
     let busy = lim.busy_ns().max(1);
     let share = |st: LimitState| lim.state_ns[st as usize] as f64 / busy as f64;
-    let vantage = opts
-        .vantage
-        .unwrap_or_else(|| match fs.handshake.vantage(dd) {
-            Vantage::Unknown => fs.delays.vantage(dd),
-            v => v,
-        });
+    let vantage = opts.vantage.unwrap_or_else(|| match fs.handshake.vantage(dd) {
+        Vantage::Unknown => fs.delays.vantage(dd),
+        v => v,
+    });
     let start = s.first_data_ns.unwrap_or(fs.first_ts);
     let end = s.last_ack_ns.max(s.last_send_ns);
     let secs = (end - start).max(1) as f64 / 1e9;
@@ -251,16 +217,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let mss = s.mss.max(1) as u64;
     // In typical segments: TSO/GRO super-segments must not raise the bar.
     if s.data_bytes < MIN_SEGMENTS * mss.min(1460) {
-        let values = vec![
-            ("reason", Value::text("too little data to judge")),
-            ("data", Value::Bytes(s.data_bytes)),
-        ];
-        v.findings.push(Finding::new(
-            FindingId::NotLimited,
-            1.0,
-            vec![summary.first_frame],
-            values,
-        ));
+        let values = vec![("reason", Value::text("too little data to judge")), ("data", Value::Bytes(s.data_bytes))];
+        v.findings.push(Finding::new(FindingId::NotLimited, 1.0, vec![summary.first_frame], values));
         return v;
     }
     let mut f = Vec::new();
@@ -268,14 +226,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // Receive window: zero windows, scaling absent, static buffer, or simply too small.
     let rwnd_share = share(LimitState::Rwnd) + share(LimitState::ZeroWindow);
     let rwnd = fs.rwnd_max[dd];
-    let rwnd_ceiling = Ceiling::compute(
-        Limit::Rwnd,
-        Some(rwnd),
-        None,
-        path,
-        goodput,
-        opts.target_bps,
-    );
+    let rwnd_ceiling = Ceiling::compute(Limit::Rwnd, Some(rwnd), None, path, goodput, opts.target_bps);
     let ceiling_value = |c: &Ceiling| c.ceiling_bps.map_or(Value::text("?"), Value::Rate);
     if s.zero_windows > 0 && share(LimitState::ZeroWindow) > 0.05 {
         // A closed window is the cause of the rwnd limit around it: rank it above the
@@ -311,8 +262,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         // A static SO_RCVBUF: the window reached its maximum early (the kernel's first
         // ramp) and never grew again while the sender kept it full.
         let transfer = (end - start).max(1);
-        let fixed = fs.rwnd_grew_ns[dd] - start < transfer / 4 && fs.rwnd_max[dd] < STATIC_RWND_MAX;
-        let id = if wscale_off && fs.rwnd_max[dd] <= 65_535 {
+        let fixed = fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
+        let id = if wscale_off && rwnd <= 65_535 {
             let who = match (summary.sides[0].syn.wscale, summary.sides[1].syn.wscale) {
                 (None, None) => "neither SYN offered it",
                 (None, _) => "the client's SYN lacks the option",
@@ -336,12 +287,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             FindingId::RwndLimited
         };
         // Scaling off is the configuration fault behind the zero-window stalls' window too.
-        let share = rwnd_share
-            + if id == FindingId::WscaleMissing {
-                0.02
-            } else {
-                0.0
-            };
+        let share = rwnd_share + if id == FindingId::WscaleMissing { 0.02 } else { 0.0 };
         f.push(Finding::new(id, share, frames, values));
     }
 
@@ -377,16 +323,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     if s.spurious > 0 && s.spurious * 2 >= s.retrans_segments {
         f.push(Finding::new(
             FindingId::ReorderLimited,
-            if link_full {
-                loss_share.min(0.2)
-            } else {
-                loss_share.max(0.3)
-            },
-            s.retransmission_log()
-                .filter(|r| r.proven as u8 != 0)
-                .take(3)
-                .map(|r| r.frame)
-                .collect(),
+            if link_full { loss_share.min(0.2) } else { loss_share.max(0.3) },
+            s.retransmission_log().filter(|r| r.proven as u8 != 0).take(3).map(|r| r.frame).collect(),
             vec![
                 ("spurious", Value::Int(s.spurious as i64)),
                 ("retrans", Value::Int(s.retrans_segments as i64)),
@@ -401,46 +339,27 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let mut overshoot_explains_losses = false;
     if let Some(first) = s.recoveries.first() {
         let genuine_first = first.retransmissions.saturating_sub(first.spurious) as u64;
-        if first.in_slow_start
-            && first.retransmissions >= 4
-            && first.spurious * 2 < first.retransmissions
-        {
+        if first.in_slow_start && first.retransmissions >= 4 && first.spurious * 2 < first.retransmissions {
             overshoot_explains_losses = genuine_first * 10 >= genuine * 7;
-            let explained = if overshoot_explains_losses && !link_full {
-                loss_share + 0.01
-            } else {
-                share(LimitState::Recovery)
-            };
+            let explained = if overshoot_explains_losses && !link_full { loss_share + 0.01 } else { share(LimitState::Recovery) };
             f.push(Finding::new(
                 FindingId::SlowStartOvershoot,
                 explained.max(MIN_SHARE + 0.01),
                 vec![first.start_frame],
-                vec![
-                    ("lost", Value::Int(first.retransmissions as i64)),
-                    ("frame", Value::Frame(first.start_frame)),
-                ],
+                vec![("lost", Value::Int(first.retransmissions as i64)), ("frame", Value::Frame(first.start_frame))],
             ));
         }
     }
     if genuine > 0 && s.data_segments > 0 {
         let p = genuine as f64 / s.data_segments as f64;
         // Mathis et al.: MSS/RTT · 1.22/√p, the rate such loss allows (unknown without an RTT).
-        let mathis = path.map_or(Value::text("?"), |r| {
-            Value::Rate(mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p.sqrt())
-        });
+        let mathis = path.map_or(Value::text("?"), |r| Value::Rate(mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p.sqrt()));
         // On a full link the losses are the queue's: no finding of their own.
-        if !overshoot_explains_losses
-            && !link_full
-            && (share(LimitState::Recovery) > 0.1 || p > 0.001)
-        {
+        if !overshoot_explains_losses && !link_full && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
             f.push(Finding::new(
                 FindingId::LossLimited,
                 loss_share,
-                s.retransmission_log()
-                    .filter(|r| r.proven as u8 == 0)
-                    .take(3)
-                    .map(|r| r.frame)
-                    .collect(),
+                s.retransmission_log().filter(|r| r.proven as u8 == 0).take(3).map(|r| r.frame).collect(),
                 vec![
                     ("loss", Value::Share(p)),
                     ("recoveries", Value::Int(s.recoveries.len() as i64)),
@@ -453,14 +372,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
 
     // Sender-side limits.
     let flight = fs.cwnd[dd].value;
-    let sndbuf_ceiling = Ceiling::compute(
-        Limit::Sndbuf,
-        Some(flight),
-        None,
-        path,
-        goodput,
-        opts.target_bps,
-    );
+    let sndbuf_ceiling = Ceiling::compute(Limit::Sndbuf, Some(flight), None, path, goodput, opts.target_bps);
     if share(LimitState::Sndbuf) >= MIN_SHARE {
         f.push(Finding::new(
             FindingId::SndbufLimited,
@@ -469,25 +381,20 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             vec![
                 ("share", Value::Share(share(LimitState::Sndbuf))),
                 ("flight", Value::Bytes(flight)),
-                ("rwnd", Value::Bytes(fs.rwnd_max[dd])),
+                ("rwnd", Value::Bytes(rwnd)),
                 ("ceiling", ceiling_value(&sndbuf_ceiling)),
             ],
         ));
     }
     // The application's share counts its idle time too: of the whole transfer.
     let idle = lim.state_ns[LimitState::Idle as usize];
-    let app_share =
-        (lim.state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
+    let app_share = (lim.state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
     if app_share >= MIN_SHARE {
         f.push(Finding::new(
             FindingId::AppLimited,
             app_share,
-            vec![lim.first_frame[LimitState::App as usize]
-                .max(lim.first_frame[LimitState::Idle as usize])],
-            vec![
-                ("share", Value::Share(app_share)),
-                ("flight", Value::Bytes(flight)),
-            ],
+            vec![lim.first_frame[LimitState::App as usize].max(lim.first_frame[LimitState::Idle as usize])],
+            vec![("share", Value::Share(app_share)), ("flight", Value::Bytes(flight))],
         ));
     }
     let path_share = share(LimitState::Cwnd) + share(LimitState::Recovery);
@@ -499,16 +406,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             vec![
                 ("throughput", Value::Rate(steady_rate)),
                 ("busy", link_busy.map_or(Value::text("?"), Value::Share)),
-                (
-                    "capacity",
-                    v.capacity_bps.map_or(Value::text("?"), Value::Rate),
-                ),
+                ("capacity", v.capacity_bps.map_or(Value::text("?"), Value::Rate)),
                 ("flight", Value::Bytes(flight)),
                 // The path's floor, not the capture point's side of it (a receiver's ACK delay).
-                (
-                    "min_rtt",
-                    path.map_or(Value::text("?"), |p| Value::Ms(p.min_rtt_ms)),
-                ),
+                ("min_rtt", path.map_or(Value::text("?"), |p| Value::Ms(p.min_rtt_ms))),
                 ("rtt", rtt.clone()),
             ],
         ));
@@ -518,13 +419,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             FindingId::NotLimited,
             0.0,
             vec![summary.first_frame],
-            vec![
-                (
-                    "reason",
-                    Value::text("no limit state dominated the transfer"),
-                ),
-                ("data", Value::Bytes(s.data_bytes)),
-            ],
+            vec![("reason", Value::text("no limit state dominated the transfer")), ("data", Value::Bytes(s.data_bytes))],
         ));
     }
     // A window that binds most of the busy time is the first thing to fix, whatever the
@@ -540,29 +435,16 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         );
         x.share + if window && x.share >= 0.5 { 1.0 } else { 0.0 }
     };
-    f.sort_by(|a, b| {
-        rank(b)
-            .partial_cmp(&rank(a))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    f.sort_by(|a, b| rank(b).partial_cmp(&rank(a)).unwrap_or(std::cmp::Ordering::Equal));
     v.ceiling = match f[0].id {
-        FindingId::WscaleMissing
-        | FindingId::RwndStatic
-        | FindingId::RwndLimited
-        | FindingId::ZeroWindowStall => Some(rwnd_ceiling),
+        FindingId::WscaleMissing | FindingId::RwndStatic | FindingId::RwndLimited | FindingId::ZeroWindowStall => {
+            Some(rwnd_ceiling)
+        }
         FindingId::SndbufLimited => Some(sndbuf_ceiling),
         // The path's own limits: the rate it carried against its bandwidth-delay product.
-        FindingId::BandwidthLimited
-        | FindingId::LossLimited
-        | FindingId::SlowStartOvershoot
-        | FindingId::ReorderLimited => Some(Ceiling::compute(
-            Limit::Path,
-            None,
-            Some(flight),
-            path,
-            goodput,
-            opts.target_bps,
-        )),
+        FindingId::BandwidthLimited | FindingId::LossLimited | FindingId::SlowStartOvershoot | FindingId::ReorderLimited => {
+            Some(Ceiling::compute(Limit::Path, None, Some(flight), path, goodput, opts.target_bps))
+        }
         // An application (the sender's or a slow reader) set the rate, or nothing did: no
         // ceiling to state.
         _ => None,

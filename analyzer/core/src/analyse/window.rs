@@ -22,9 +22,7 @@ pub enum Scaling {
     Negotiated(u8),
     NotNegotiated,
     /// Handshake not captured; the shift is at least `min_shift` (0 until data proves more).
-    Unknown {
-        min_shift: u8,
-    },
+    Unknown { min_shift: u8 },
 }
 
 /// How a reported rwnd is known.
@@ -40,11 +38,7 @@ pub enum RwndBasis {
 }
 
 impl RwndBasis {
-    pub const ALL: [RwndBasis; 3] = [
-        RwndBasis::Known,
-        RwndBasis::NotNegotiated,
-        RwndBasis::Inferred,
-    ];
+    pub const ALL: [RwndBasis; 3] = [RwndBasis::Known, RwndBasis::NotNegotiated, RwndBasis::Inferred];
     pub fn name(self) -> &'static str {
         match self {
             RwndBasis::Known => "known",
@@ -82,16 +76,8 @@ impl Scaling {
     /// it grew. `estimated`: the flight is not the sender's own count but rebuilt away
     /// from it (ACKs seen one ACK→data delay earlier), which may run a TSval tick of ACKs
     /// long; a shift raised on that noise would double the window, so it needs a margin.
-    pub fn infer_from_flight(
-        &mut self,
-        window: u16,
-        in_flight: u64,
-        mss: u64,
-        estimated: bool,
-    ) -> Option<u8> {
-        let Scaling::Unknown { min_shift } = self else {
-            return None;
-        };
+    pub fn infer_from_flight(&mut self, window: u16, in_flight: u64, mss: u64, estimated: bool) -> Option<u8> {
+        let Scaling::Unknown { min_shift } = self else { return None };
         if window == 0 {
             return None;
         }
@@ -134,10 +120,7 @@ mod tests {
 
     #[test]
     fn shift_above_14_is_clamped() {
-        assert_eq!(
-            Scaling::from_syns(Some(Some(15)), Some(Some(0))),
-            Scaling::Negotiated(14)
-        );
+        assert_eq!(Scaling::from_syns(Some(Some(15)), Some(Some(0))), Scaling::Negotiated(14));
     }
 
     #[test]

@@ -32,12 +32,7 @@ impl<'a> AckTimeline<'a> {
     /// The ACK-carrying segments of `list` (the reverse direction at the downstream capture),
     /// `base` the raw sequence number that is position 0 of the data direction there, `to_a`
     /// mapping that capture's times to A's clock.
-    pub fn new(
-        side: &'a Side,
-        list: &[u32],
-        base: u32,
-        to_a: impl Fn(i64) -> i64,
-    ) -> AckTimeline<'a> {
+    pub fn new(side: &'a Side, list: &[u32], base: u32, to_a: impl Fn(i64) -> i64) -> AckTimeline<'a> {
         let mut u = Unwrap::new(base);
         let mut cum_max = i64::MIN;
         let mut acks: Vec<Ack> = Vec::with_capacity(list.len());
@@ -48,12 +43,7 @@ impl<'a> AckTimeline<'a> {
             }
             let cum = u.pos(s.ack);
             cum_max = cum_max.max(cum);
-            acks.push(Ack {
-                t: to_a(s.ts_ns),
-                cum,
-                cum_max,
-                seg: i,
-            });
+            acks.push(Ack { t: to_a(s.ts_ns), cum, cum_max, seg: i });
         }
         // Capture order is time order but for stamps that step back: keep the timeline sorted.
         if acks.windows(2).any(|w| w[1].t < w[0].t) {
@@ -112,9 +102,7 @@ impl<'a> AckTimeline<'a> {
             }
             let mut b = self.blocks(a);
             let Some(first) = b.next() else { continue };
-            let dup = first.1 <= a.cum
-                || b.next()
-                    .is_some_and(|second| second.0 <= first.0 && first.1 <= second.1);
+            let dup = first.1 <= a.cum || b.next().is_some_and(|second| second.0 <= first.0 && first.1 <= second.1);
             if dup && first.0 < end && first.1 > start {
                 return Some(self.side.seg(a.seg).frame);
             }

@@ -28,8 +28,7 @@ pub enum Basis {
 }
 
 impl Basis {
-    pub const NAMES: [&'static str; 4] =
-        ["both_directions", "inconsistent", "one_direction", "none"];
+    pub const NAMES: [&'static str; 4] = ["both_directions", "inconsistent", "one_direction", "none"];
     pub fn name(self) -> &'static str {
         Basis::NAMES[self as usize]
     }
@@ -52,15 +51,8 @@ pub struct Clock {
 }
 
 impl Clock {
-    pub const NONE: Clock = Clock {
-        offset_ns: 0,
-        lower_ns: 0,
-        upper_ns: 0,
-        drift_ppm: 0.0,
-        t_ref_ns: 0,
-        basis: Basis::None,
-        flows: 0,
-    };
+    pub const NONE: Clock =
+        Clock { offset_ns: 0, lower_ns: 0, upper_ns: 0, drift_ppm: 0.0, t_ref_ns: 0, basis: Basis::None, flows: 0 };
 
     /// B's clock minus A's at A-time `t_a`.
     #[inline]
@@ -87,10 +79,7 @@ pub type FlowTimes = [Vec<(i64, i64)>; 2];
 /// The clock, and per flow whether A is upstream for its direction 0 (None: no segment of
 /// the flow was seen in both captures).
 pub fn estimate(flows: &[FlowTimes]) -> (Clock, Vec<Option<bool>>) {
-    let mins: Vec<[Option<i64>; 2]> = flows
-        .iter()
-        .map(|f| [min_diff(&f[0]), min_diff(&f[1])])
-        .collect();
+    let mins: Vec<[Option<i64>; 2]> = flows.iter().map(|f| [min_diff(&f[0]), min_diff(&f[1])]).collect();
     let mut orient: Vec<Option<bool>> = mins
         .iter()
         .map(|m| match m {
@@ -120,11 +109,7 @@ pub fn estimate(flows: &[FlowTimes]) -> (Clock, Vec<Option<bool>>) {
             upper_ns: hi,
             drift_ppm: drift,
             t_ref_ns: t_ref,
-            basis: if b.0 <= b.1 {
-                Basis::BothDirections
-            } else {
-                Basis::Inconsistent
-            },
+            basis: if b.0 <= b.1 { Basis::BothDirections } else { Basis::Inconsistent },
             flows: both,
         }
     };
@@ -169,15 +154,9 @@ fn bracket(flows: &[FlowTimes], orient: &[Option<bool>], drift_ppm: f64, t_ref: 
 
 /// The middle of the span of A-times the flows cover.
 fn reference_time(flows: &[FlowTimes]) -> i64 {
-    let all = flows
-        .iter()
-        .flat_map(|f| f.iter().flat_map(|d| d.iter().map(|x| x.0)));
+    let all = flows.iter().flat_map(|f| f.iter().flat_map(|d| d.iter().map(|x| x.0)));
     let (lo, hi) = all.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
-    if lo > hi {
-        0
-    } else {
-        lo + (hi - lo) / 2
-    }
+    if lo > hi { 0 } else { lo + (hi - lo) / 2 }
 }
 
 /// Windows the capture is cut into to follow a drift.
@@ -186,9 +165,7 @@ const DRIFT_WINDOWS: usize = 16;
 /// The drift (ppm) of the middle of each window's bracket: per window, the smallest
 /// difference of the segments travelling A → B and the largest of those travelling B → A.
 fn fit_drift(flows: &[FlowTimes], orient: &[Option<bool>], t_ref: i64) -> f64 {
-    let all = flows
-        .iter()
-        .flat_map(|f| f.iter().flat_map(|d| d.iter().map(|x| x.0)));
+    let all = flows.iter().flat_map(|f| f.iter().flat_map(|d| d.iter().map(|x| x.0)));
     let (lo, hi) = all.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
     if lo >= hi {
         return 0.0;
@@ -212,45 +189,23 @@ fn fit_drift(flows: &[FlowTimes], orient: &[Option<bool>], t_ref: i64) -> f64 {
     }
     let points: Vec<(f64, f64)> = (0..DRIFT_WINDOWS)
         .filter(|&w| ab[w] != i64::MAX && ba[w] != i64::MIN)
-        .map(|w| {
-            (
-                (lo + width * w as i64 + width / 2 - t_ref) as f64,
-                (ab[w] as f64 + ba[w] as f64) / 2.0,
-            )
-        })
+        .map(|w| ((lo + width * w as i64 + width / 2 - t_ref) as f64, (ab[w] as f64 + ba[w] as f64) / 2.0))
         .collect();
     if points.len() < 3 {
         return 0.0;
     }
     let n = points.len() as f64;
-    let (mx, my) = (
-        points.iter().map(|p| p.0).sum::<f64>() / n,
-        points.iter().map(|p| p.1).sum::<f64>() / n,
-    );
+    let (mx, my) = (points.iter().map(|p| p.0).sum::<f64>() / n, points.iter().map(|p| p.1).sum::<f64>() / n);
     let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
     let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    if sxx == 0.0 {
-        0.0
-    } else {
-        sxy / sxx * 1e6
-    }
+    if sxx == 0.0 { 0.0 } else { sxy / sxx * 1e6 }
 }
 
 /// Only one direction of any flow: the offset that makes the smallest delay zero, taking
 /// the capture that saw the flows' segments first as upstream.
 fn one_direction(mins: &[[Option<i64>; 2]], t_ref: i64) -> Clock {
-    let Some(d) = mins.iter().flat_map(|m| m.iter().flatten()).copied().min() else {
-        return Clock::NONE;
-    };
-    Clock {
-        offset_ns: d,
-        lower_ns: d,
-        upper_ns: d,
-        drift_ppm: 0.0,
-        t_ref_ns: t_ref,
-        basis: Basis::OneDirection,
-        flows: 0,
-    }
+    let Some(d) = mins.iter().flat_map(|m| m.iter().flatten()).copied().min() else { return Clock::NONE };
+    Clock { offset_ns: d, lower_ns: d, upper_ns: d, drift_ppm: 0.0, t_ref_ns: t_ref, basis: Basis::OneDirection, flows: 0 }
 }
 
 #[cfg(test)]
@@ -261,24 +216,13 @@ mod tests {
 
     /// A flow with `n` segments each way: A → B takes `ab` ms (+ queueing), B → A `ba` ms,
     /// B's clock is `theta` ms ahead (plus `drift_ppm`).
-    fn flow(
-        n: i64,
-        ab: i64,
-        ba: i64,
-        theta: i64,
-        drift_ppm: f64,
-        queue: impl Fn(i64) -> i64,
-    ) -> FlowTimes {
+    fn flow(n: i64, ab: i64, ba: i64, theta: i64, drift_ppm: f64, queue: impl Fn(i64) -> i64) -> FlowTimes {
         let b_clock = |t: i64| t + theta * MS + (drift_ppm * 1e-6 * t as f64) as i64;
-        let fwd = (0..n)
-            .map(|i| (i * 10 * MS, b_clock(i * 10 * MS + ab * MS + queue(i))))
-            .collect();
-        let back = (0..n)
-            .map(|i| {
-                let sent_b = i * 10 * MS + 5 * MS;
-                (sent_b + ba * MS + queue(i), b_clock(sent_b))
-            })
-            .collect();
+        let fwd = (0..n).map(|i| (i * 10 * MS, b_clock(i * 10 * MS + ab * MS + queue(i)))).collect();
+        let back = (0..n).map(|i| {
+            let sent_b = i * 10 * MS + 5 * MS;
+            (sent_b + ba * MS + queue(i), b_clock(sent_b))
+        }).collect();
         [fwd, back]
     }
 
@@ -295,11 +239,7 @@ mod tests {
     fn asymmetric_path_stays_inside_the_bound() {
         // 5 ms one way, 35 ms back: the estimate is off by 15 ms, the bound still holds.
         let (c, _) = estimate(&[flow(50, 5, 35, -250, 0.0, |_| 0)]);
-        assert_eq!(
-            c.offset_ns,
-            -250 * MS - 15 * MS,
-            "the middle assumes equal delays: (5 - 35) / 2 ms off"
-        );
+        assert_eq!(c.offset_ns, -250 * MS - 15 * MS, "the middle assumes equal delays: (5 - 35) / 2 ms off");
         assert!(c.lower_ns <= -250 * MS && -250 * MS <= c.upper_ns);
         assert_eq!(c.uncertainty_ns(), 20 * MS);
     }

@@ -40,15 +40,8 @@ pub enum Fate {
 }
 
 impl Fate {
-    pub const NAMES: [&'static str; 7] = [
-        "delivered",
-        "lost_between",
-        "lost_before",
-        "lost_after",
-        "not_captured_a",
-        "not_captured_b",
-        "outside",
-    ];
+    pub const NAMES: [&'static str; 7] =
+        ["delivered", "lost_between", "lost_before", "lost_after", "not_captured_a", "not_captured_b", "outside"];
 }
 
 /// Lateness at or above which reordering counts as "late" in the finding (ms scale, as in
@@ -277,10 +270,7 @@ impl Transmissions {
     /// A transmission overlapping [s, e) before time `t` that passes `keep`.
     fn any_before(&self, s: i64, e: i64, t: i64, keep: impl Fn(u32) -> bool) -> bool {
         let from = self.by_start.partition_point(|x| x.0 < s - self.longest);
-        self.by_start[from..]
-            .iter()
-            .take_while(|x| x.0 < e)
-            .any(|x| x.1 > s && x.2 < t && keep(x.3))
+        self.by_start[from..].iter().take_while(|x| x.0 < e).any(|x| x.1 > s && x.2 < t && keep(x.3))
     }
 }
 
@@ -299,13 +289,7 @@ impl<'a> View<'a> {
         let pos = list.iter().map(|&i| u.pos(side.seg(i).seq)).collect();
         let lens = list.iter().map(|&i| side.seg(i).seq_len()).collect();
         let t = list.iter().map(|&i| to_a(side.seg(i).ts_ns)).collect();
-        View {
-            side,
-            list,
-            pos,
-            lens,
-            t,
-        }
+        View { side, list, pos, lens, t }
     }
 
     fn frame(&self, p: u32) -> u64 {
@@ -320,13 +304,7 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     let same = |t: i64| t;
     // Position 0 is the ISN as Wireshark's relative numbers have it: the upstream capture's
     // SYN, else one below its first segment (in A's numbers).
-    let isn = |s: &super::record::Seg| {
-        if s.syn() {
-            s.seq
-        } else {
-            s.seq.wrapping_sub(1)
-        }
-    };
+    let isn = |s: &super::record::Seg| if s.syn() { s.seq } else { s.seq.wrapping_sub(1) };
     let base_a = match (x.la.first(), x.lb.first()) {
         (Some(&i), _) if x.a.seg(i).syn() || x.a_upstream || x.lb.is_empty() => isn(x.a.seg(i)),
         (_, Some(&j)) => isn(x.b.seg(j)).wrapping_sub(x.shift),
@@ -337,47 +315,26 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     let va = View::new(x.a, x.la, base_a, &same);
     let vb = View::new(x.b, x.lb, base_b, &b_to_a);
     // Upstream / downstream views and links.
-    let (u, d, u_to_d, d_to_u) = if x.a_upstream {
-        (&va, &vb, &x.m.a_to_b, &x.m.b_to_a)
-    } else {
-        (&vb, &va, &x.m.b_to_a, &x.m.a_to_b)
-    };
-    let (d_side, d_rev, d_base, d_to_a): (&Side, &[u32], u32, &dyn Fn(i64) -> i64) = if x.a_upstream
-    {
-        (x.b, x.rb, base_b, &b_to_a)
-    } else {
-        (x.a, x.ra, base_a, &same)
-    };
+    let (u, d, u_to_d, d_to_u) = if x.a_upstream { (&va, &vb, &x.m.a_to_b, &x.m.b_to_a) } else { (&vb, &va, &x.m.b_to_a, &x.m.a_to_b) };
+    let (d_side, d_rev, d_base, d_to_a): (&Side, &[u32], u32, &dyn Fn(i64) -> i64) =
+        if x.a_upstream { (x.b, x.rb, base_b, &b_to_a) } else { (x.a, x.ra, base_a, &same) };
     let acks = AckTimeline::new(d_side, d_rev, d_base, d_to_a);
     let tx_d = Transmissions::new(&d.pos, &d.lens, &d.t);
     let frames = |up: Option<u32>, down: Option<u32>| -> (Option<u64>, Option<u64>) {
         let fu = up.map(|p| u.frame(p));
         let fd = down.map(|p| d.frame(p));
-        if x.a_upstream {
-            (fu, fd)
-        } else {
-            (fd, fu)
-        }
+        if x.a_upstream { (fu, fd) } else { (fd, fu) }
     };
 
     // Spans (A's clock) of the two captures and the smallest one-way delay, for "outside".
     let span = |s: &Side, to_a: &dyn Fn(i64) -> i64| s.cap.span_ns.map(|(f, l)| (to_a(f), to_a(l)));
-    let (span_u, span_d) = if x.a_upstream {
-        (span(x.a, &same), span(x.b, &b_to_a))
-    } else {
-        (span(x.b, &b_to_a), span(x.a, &same))
-    };
-    let mut owds: Vec<i64> = (0..u.list.len())
-        .filter(|&p| u_to_d[p] != NONE)
-        .map(|p| d.t[u_to_d[p] as usize] - u.t[p])
-        .collect();
+    let (span_u, span_d) = if x.a_upstream { (span(x.a, &same), span(x.b, &b_to_a)) } else { (span(x.b, &b_to_a), span(x.a, &same)) };
+    let mut owds: Vec<i64> = (0..u.list.len()).filter(|&p| u_to_d[p] != NONE).map(|p| d.t[u_to_d[p] as usize] - u.t[p]).collect();
     owds.sort_unstable();
     let owd_min = owds.first().copied().unwrap_or(0).max(0);
     let tol = clock.uncertainty_ns().max(0) + 1_000_000;
-    let arrives_inside =
-        |t_u: i64| span_d.is_none_or(|(f, l)| t_u + owd_min >= f - tol && t_u + owd_min <= l - tol);
-    let left_inside =
-        |t_d: i64| span_u.is_none_or(|(f, l)| t_d - owd_min >= f + tol && t_d - owd_min <= l + tol);
+    let arrives_inside = |t_u: i64| span_d.is_none_or(|(f, l)| t_u + owd_min >= f - tol && t_u + owd_min <= l - tol);
+    let left_inside = |t_d: i64| span_u.is_none_or(|(f, l)| t_d - owd_min >= f + tol && t_d - owd_min <= l + tol);
 
     // The receiver side's smallest delay to acknowledge, seen from D (over every data
     // segment: a sample misses the immediate ACKs of loss recovery and overstates it). An
@@ -398,19 +355,10 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     // up to several round trips and sent again meanwhile, it comes that much later.
     let dsack_window = 4 * rtt_d + DSACK_WAIT_NS;
 
-    let mut st = DirStats {
-        a_upstream: x.a_upstream,
-        seen_a: x.la.len() as u64,
-        seen_b: x.lb.len() as u64,
-        ..Default::default()
-    };
+    let mut st = DirStats { a_upstream: x.a_upstream, seen_a: x.la.len() as u64, seen_b: x.lb.len() as u64, ..Default::default() };
     let mut cov = Coverage::default();
     let mut highest: Option<i64> = None;
-    let row = |frame: (Option<u64>, Option<u64>),
-               t: (Option<i64>, Option<i64>),
-               pos: i64,
-               len: u32,
-               fate: Fate| FateRow {
+    let row = |frame: (Option<u64>, Option<u64>), t: (Option<i64>, Option<i64>), pos: i64, len: u32, fate: Fate| FateRow {
         pair: x.pair,
         dir: x.dir,
         frame_a: frame.0.unwrap_or(0),
@@ -435,11 +383,7 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
     let times = |up: Option<u32>, down: Option<u32>| -> (Option<i64>, Option<i64>) {
         let tu = up.map(|p| raw_t(u, p));
         let td = down.map(|p| raw_t(d, p));
-        if x.a_upstream {
-            (tu, td)
-        } else {
-            (td, tu)
-        }
+        if x.a_upstream { (tu, td) } else { (td, tu) }
     };
     let d_only = |q: u32| d_to_u[q as usize] == NONE;
     let keep = |list: &mut Frames, f: (Option<u64>, Option<u64>)| {
@@ -475,11 +419,7 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
 
     // Packets missing from U's numbering, by the position of the packet after the gap.
     let id_gaps = identification_gaps(u, d);
-    let mut gap_at: Vec<(u32, u32, u32)> = id_gaps
-        .iter()
-        .flatten()
-        .map(|g| (g.after, g.before, g.missing))
-        .collect();
+    let mut gap_at: Vec<(u32, u32, u32)> = id_gaps.iter().flatten().map(|g| (g.after, g.before, g.missing)).collect();
     gap_at.sort_unstable();
     let d_ids = (x.ip_id_kept && !gap_at.is_empty()).then(|| {
         let mut m: ahash::AHashMap<u16, Vec<i64>> = ahash::AHashMap::new();
@@ -489,17 +429,8 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         m
     });
     let owd_max = owds.last().copied().unwrap_or(0);
-    let mss = u
-        .list
-        .iter()
-        .map(|&i| u.side.seg(i).len)
-        .max()
-        .unwrap_or(1)
-        .max(1) as i64;
-    let has_ts = u
-        .list
-        .iter()
-        .all(|&i| u.side.seg(i).has_ts() || u.side.seg(i).syn());
+    let mss = u.list.iter().map(|&i| u.side.seg(i).len).max().unwrap_or(1).max(1) as i64;
+    let has_ts = u.list.iter().all(|&i| u.side.seg(i).has_ts() || u.side.seg(i).syn());
     // Bytes the identification gaps placed: the holes they leave are not counted again.
     let mut placed = Coverage::default();
     // Originals held back before U: data segments whose timestamp is older than one U saw
@@ -546,10 +477,7 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
             let k = missing as usize;
             // Cut [from, to) into at most k pieces of at most one MSS.
             let chunks = |from: i64, to: i64| -> Vec<(i64, i64)> {
-                (0..k)
-                    .map(|j| (from + j as i64 * mss, (from + (j as i64 + 1) * mss).min(to)))
-                    .filter(|c| c.0 < c.1)
-                    .collect()
+                (0..k).map(|j| (from + j as i64 * mss, (from + (j as i64 + 1) * mss).min(to))).filter(|c| c.0 < c.1).collect()
             };
             let pieces: Vec<(i64, i64)> = if len == 0 {
                 Vec::new() // pure ACKs or window probes: no bytes to place
@@ -568,9 +496,7 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
                         .rev()
                         .flat_map(|&(a, b)| {
                             let n = ((b - a + mss - 1) / mss).max(1);
-                            (0..n)
-                                .rev()
-                                .map(move |j| (a + j * mss, (a + (j + 1) * mss).min(b)))
+                            (0..n).rev().map(move |j| (a + j * mss, (a + (j + 1) * mss).min(b)))
                         })
                         .take(k)
                         .collect();
@@ -578,9 +504,7 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
                     pieces
                 } else {
                     let n = u.list.len();
-                    let jump = (pi + 1..n.min(pi + 65))
-                        .find(|&j| u.lens[j] > 0 && u.pos[j] > h)
-                        .map(|j| u.pos[j]);
+                    let jump = (pi + 1..n.min(pi + 65)).find(|&j| u.lens[j] > 0 && u.pos[j] > h).map(|j| u.pos[j]);
                     chunks(h, jump.unwrap_or(h + k as i64 * mss))
                 }
             };
@@ -590,22 +514,14 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
             for (k, (ps, pe)) in pieces.into_iter().enumerate() {
                 let id = first_id.wrapping_add(1 + k as u16);
                 let seen_d = match &d_ids {
-                    Some(m) => m
-                        .get(&id)
-                        .is_some_and(|ts| ts.iter().any(|&td| td >= t_from && td <= t_until)),
+                    Some(m) => m.get(&id).is_some_and(|ts| ts.iter().any(|&td| td >= t_from && td <= t_until)),
                     None => tx_d.any_before(ps, pe, t + owd_min + tol, d_only),
                 };
                 if seen_d || pe <= ps {
                     continue;
                 }
                 placed.add(ps, pe);
-                let mut r = row(
-                    (None, None),
-                    (None, None),
-                    ps,
-                    (pe - ps) as u32,
-                    Fate::LostBefore,
-                );
+                let mut r = row((None, None), (None, None), ps, (pe - ps) as u32, Fate::LostBefore);
                 let ev = frames(Some(p), (q != NONE).then_some(q));
                 set_evidence(&mut r, ev);
                 r.retrans = true;
@@ -620,30 +536,18 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         if len > 0 {
             if let Some(h) = highest {
                 retrans = s < h;
-                let mut hole: Vec<(i64, i64)> = cov
-                    .gaps(s, e.min(h))
-                    .into_iter()
-                    .flat_map(|(a, b)| held_before_u.gaps(a, b))
-                    .collect();
+                let mut hole: Vec<(i64, i64)> =
+                    cov.gaps(s, e.min(h)).into_iter().flat_map(|(a, b)| held_before_u.gaps(a, b)).collect();
                 if id_gaps.is_some() {
                     // Holes the identification gaps did not explain (their bytes placed
                     // elsewhere) are still losses before U.
-                    hole = hole
-                        .into_iter()
-                        .flat_map(|(a, b)| placed.gaps(a, b))
-                        .collect();
+                    hole = hole.into_iter().flat_map(|(a, b)| placed.gaps(a, b)).collect();
                 }
                 if inside && !hole.is_empty() {
                     let (hs, he) = (hole[0].0, hole[hole.len() - 1].1);
                     // Seen at D before this retransmission: U missed it, counted below.
                     if !tx_d.any_before(hs, he, t + owd_min + tol, d_only) {
-                        let mut r = row(
-                            (None, None),
-                            (None, None),
-                            hs,
-                            (he - hs) as u32,
-                            Fate::LostBefore,
-                        );
+                        let mut r = row((None, None), (None, None), hs, (he - hs) as u32, Fate::LostBefore);
                         let ev = frames(Some(p), (q != NONE).then_some(q));
                         set_evidence(&mut r, ev);
                         r.retrans = true;
@@ -658,29 +562,15 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
             cov.add(s, e);
             highest = Some(highest.map_or(e, |h| h.max(e)));
         }
-        let mut r = row(
-            frames(Some(p), (q != NONE).then_some(q)),
-            times(Some(p), (q != NONE).then_some(q)),
-            s,
-            len,
-            Fate::Delivered,
-        );
+        let mut r = row(frames(Some(p), (q != NONE).then_some(q)), times(Some(p), (q != NONE).then_some(q)), s, len, Fate::Delivered);
         r.retrans = retrans;
         if q != NONE {
             let qi = q as usize;
             r.owd_ns = d.t[qi] - t;
             r.late_ns = late_u[pi];
             st.delivered += 1;
-            let pieces = if x.a_upstream {
-                x.m.split.get(&p).copied()
-            } else {
-                x.m.merged.get(&p).copied()
-            };
-            let merged_into = if x.a_upstream {
-                x.m.merged.get(&q).copied()
-            } else {
-                x.m.split.get(&q).copied()
-            };
+            let pieces = if x.a_upstream { x.m.split.get(&p).copied() } else { x.m.merged.get(&p).copied() };
+            let merged_into = if x.a_upstream { x.m.merged.get(&q).copied() } else { x.m.split.get(&q).copied() };
             if let Some(n) = pieces.or(merged_into) {
                 r.pieces = n;
                 if pieces.is_some() {
@@ -724,21 +614,9 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
             };
             match proof {
                 Some(ack_frame) => {
-                    r.fate = if x.a_upstream {
-                        Fate::NotCapturedB
-                    } else {
-                        Fate::NotCapturedA
-                    };
-                    if x.a_upstream {
-                        r.evidence_b = ack_frame
-                    } else {
-                        r.evidence_a = ack_frame
-                    }
-                    if x.a_upstream {
-                        st.not_captured_b += 1
-                    } else {
-                        st.not_captured_a += 1
-                    }
+                    r.fate = if x.a_upstream { Fate::NotCapturedB } else { Fate::NotCapturedA };
+                    if x.a_upstream { r.evidence_b = ack_frame } else { r.evidence_a = ack_frame }
+                    if x.a_upstream { st.not_captured_b += 1 } else { st.not_captured_a += 1 }
                     keep(&mut st.ev_gap, frames(Some(p), None));
                 }
                 None => {
@@ -760,24 +638,10 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
         if d_to_u[qi] != NONE {
             continue;
         }
-        let mut r = row(
-            frames(None, Some(q)),
-            times(None, Some(q)),
-            d.pos[qi],
-            d.lens[qi],
-            Fate::Outside,
-        );
+        let mut r = row(frames(None, Some(q)), times(None, Some(q)), d.pos[qi], d.lens[qi], Fate::Outside);
         if left_inside(d.t[qi]) {
-            r.fate = if x.a_upstream {
-                Fate::NotCapturedA
-            } else {
-                Fate::NotCapturedB
-            };
-            if x.a_upstream {
-                st.not_captured_a += 1
-            } else {
-                st.not_captured_b += 1
-            }
+            r.fate = if x.a_upstream { Fate::NotCapturedA } else { Fate::NotCapturedB };
+            if x.a_upstream { st.not_captured_a += 1 } else { st.not_captured_b += 1 }
             if d.lens[qi] > 0 {
                 keep(&mut st.ev_gap, frames(None, Some(q)));
             }
@@ -791,13 +655,7 @@ pub fn walk(x: &DirInput<'_>, rows: &mut Vec<FateRow>) -> DirStats {
 
     if !owds.is_empty() {
         let at = |q: f64| owds[((owds.len() - 1) as f64 * q).round() as usize];
-        st.owd = Some(Owd {
-            min: owds[0],
-            p50: at(0.5),
-            p95: at(0.95),
-            max: owds[owds.len() - 1],
-            samples: owds.len() as u64,
-        });
+        st.owd = Some(Owd { min: owds[0], p50: at(0.5), p95: at(0.95), max: owds[owds.len() - 1], samples: owds.len() as u64 });
     }
     st
 }

@@ -55,11 +55,7 @@ pub fn gaps(ids: &[u16]) -> Option<Vec<Gap>> {
     Some(
         pos.windows(2)
             .filter(|w| w[1].0 - w[0].0 > 1 && w[1].0 - w[0].0 <= MAX_GAP)
-            .map(|w| Gap {
-                before: w[0].1,
-                after: w[1].1,
-                missing: (w[1].0 - w[0].0 - 1) as u32,
-            })
+            .map(|w| Gap { before: w[0].1, after: w[1].1, missing: (w[1].0 - w[0].0 - 1) as u32 })
             .collect(),
     )
 }
@@ -71,17 +67,8 @@ mod tests {
     #[test]
     fn sequential_numbers_with_two_missing_give_one_gap() {
         // 100 101 102 [103 104 lost] 105 106 107 108 109
-        let ids = [
-            100, 101, 102, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114,
-        ];
-        assert_eq!(
-            gaps(&ids),
-            Some(vec![Gap {
-                before: 2,
-                after: 3,
-                missing: 2
-            }])
-        );
+        let ids = [100, 101, 102, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114];
+        assert_eq!(gaps(&ids), Some(vec![Gap { before: 2, after: 3, missing: 2 }]));
     }
 
     #[test]

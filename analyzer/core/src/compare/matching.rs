@@ -62,11 +62,7 @@ const MIN_SCORE: f64 = 0.5;
 type Endpoint = (Addr, u16);
 
 fn tuple(e1: Endpoint, e2: Endpoint) -> (Endpoint, Endpoint) {
-    if e1 <= e2 {
-        (e1, e2)
-    } else {
-        (e2, e1)
-    }
+    if e1 <= e2 { (e1, e2) } else { (e2, e1) }
 }
 
 /// The flows of A paired with flows of B (each flow in at most one pair), A's stream order.
@@ -78,9 +74,7 @@ pub fn match_flows(a: &Side, b: &Side) -> Vec<FlowMatch> {
         by_tuple.entry(tuple(f.a, f.b)).or_default().push(f.stream);
     }
     for fa in &a.cap.scan.flows {
-        let Some(cands) = by_tuple.get(&tuple(fa.a, fa.b)) else {
-            continue;
-        };
+        let Some(cands) = by_tuple.get(&tuple(fa.a, fa.b)) else { continue };
         for &fb in cands {
             let flip = b.cap.scan.flows[fb as usize].a != fa.a;
             if let Some(m) = verify(a, fa.stream, b, fb, flip) {
@@ -132,10 +126,7 @@ pub fn match_flows(a: &Side, b: &Side) -> Vec<FlowMatch> {
     for m in &mut found {
         m.score -= 1e-9; // on a tie, equal endpoints win
     }
-    for m in assign(found, a.flows(), b.flows())
-        .into_iter()
-        .filter(|m| a_free[m.a as usize] && b_free[m.b as usize])
-    {
+    for m in assign(found, a.flows(), b.flows()).into_iter().filter(|m| a_free[m.a as usize] && b_free[m.b as usize]) {
         pairs.push(m);
     }
     pairs.sort_by_key(|m| m.a);
@@ -144,12 +135,7 @@ pub fn match_flows(a: &Side, b: &Side) -> Vec<FlowMatch> {
 
 /// Best first, each flow once.
 fn assign(mut cands: Vec<FlowMatch>, na: usize, nb: usize) -> Vec<FlowMatch> {
-    cands.sort_by(|x, y| {
-        y.score
-            .total_cmp(&x.score)
-            .then(x.a.cmp(&y.a))
-            .then(x.b.cmp(&y.b))
-    });
+    cands.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.a.cmp(&y.a)).then(x.b.cmp(&y.b)));
     let (mut ua, mut ub) = (vec![false; na], vec![false; nb]);
     let mut out = Vec::new();
     for m in cands {
@@ -181,14 +167,7 @@ fn verify(a: &Side, fa: u32, b: &Side, fb: u32, flip: bool) -> Option<FlowMatch>
         let db = d ^ flip as usize;
         let (sa, sb) = (a.of(fa, d), b.of(fb, db));
         if !sa.is_empty() && !sb.is_empty() {
-            *shift_d = seq_shift(
-                a,
-                sa,
-                b,
-                sb,
-                a.facts[fa as usize].syn[d],
-                b.facts[fb as usize].syn[db],
-            )?;
+            *shift_d = seq_shift(a, sa, b, sb, a.facts[fa as usize].syn[d], b.facts[fb as usize].syn[db])?;
         }
     }
     let (mut ip_id_kept, mut tsval_kept) = ([false; 2], [false; 2]);
@@ -214,21 +193,8 @@ fn verify(a: &Side, fa: u32, b: &Side, fb: u32, flip: bool) -> Option<FlowMatch>
         return None;
     }
     let score = found as f64 / sampled as f64;
-    let how = if shift == [0, 0] {
-        How::Same
-    } else {
-        How::Translated
-    };
-    (score >= MIN_SCORE).then_some(FlowMatch {
-        a: fa,
-        b: fb,
-        flip,
-        shift,
-        score,
-        how,
-        ip_id_kept,
-        tsval_kept,
-    })
+    let how = if shift == [0, 0] { How::Same } else { How::Translated };
+    (score >= MIN_SCORE).then_some(FlowMatch { a: fa, b: fb, flip, shift, score, how, ip_id_kept, tsval_kept })
 }
 
 /// What a sample of one capture's segments found in the other.
@@ -258,13 +224,7 @@ fn sample(x: &Side, xs: &[u32], y: &Side, ys: &[u32], shift: u32, ack_shift: u32
     for &i in xs.iter().step_by(step) {
         let g = x.seg(i);
         s.n += 1;
-        let Some(&(j, n)) = first.get(&key(
-            g.seq.wrapping_add(shift),
-            g.len,
-            g.ack.wrapping_add(ack_shift),
-        )) else {
-            continue;
-        };
+        let Some(&(j, n)) = first.get(&key(g.seq.wrapping_add(shift), g.len, g.ack.wrapping_add(ack_shift))) else { continue };
         s.found += 1;
         if n > 1 {
             continue; // duplicate ACKs, retransmissions: which copy is which is unknown
@@ -291,29 +251,13 @@ fn key(seq: u32, len: u32, ack: u32) -> u128 {
 /// one; else the most common difference between segments of equal length among the first
 /// ones, counting pairs whose timestamp value or IPv4 identification also agree four times.
 /// No rewrite (0) wins when it is at least half as common as the best.
-fn seq_shift(
-    a: &Side,
-    sa: &[u32],
-    b: &Side,
-    sb: &[u32],
-    syn_a: Option<u32>,
-    syn_b: Option<u32>,
-) -> Option<u32> {
+fn seq_shift(a: &Side, sa: &[u32], b: &Side, sb: &[u32], syn_a: Option<u32>, syn_b: Option<u32>) -> Option<u32> {
     if let (Some(x), Some(y)) = (syn_a, syn_b) {
         return Some(b.seg(y).seq.wrapping_sub(a.seg(x).seq));
     }
     let pick = |s: &Side, list: &[u32]| -> Vec<u32> {
-        let data: Vec<u32> = list
-            .iter()
-            .copied()
-            .filter(|&i| s.seg(i).len > 0)
-            .take(SHIFT_WINDOW)
-            .collect();
-        if data.is_empty() {
-            list.iter().copied().take(SHIFT_WINDOW).collect()
-        } else {
-            data
-        }
+        let data: Vec<u32> = list.iter().copied().filter(|&i| s.seg(i).len > 0).take(SHIFT_WINDOW).collect();
+        if data.is_empty() { list.iter().copied().take(SHIFT_WINDOW).collect() } else { data }
     };
     let (xa, xb) = (pick(a, sa), pick(b, sb));
     let mut weights: AHashMap<u32, u32> = AHashMap::new();
@@ -334,12 +278,6 @@ fn seq_shift(
             *weights.entry(q.seq.wrapping_sub(p.seq)).or_default() += if strong { 4 } else { 1 };
         }
     }
-    let (&best, &w) = weights
-        .iter()
-        .max_by_key(|&(s, w)| (*w, std::cmp::Reverse(*s)))?;
-    Some(if weights.get(&0).is_some_and(|&w0| 2 * w0 >= w) {
-        0
-    } else {
-        best
-    })
+    let (&best, &w) = weights.iter().max_by_key(|&(s, w)| (*w, std::cmp::Reverse(*s)))?;
+    Some(if weights.get(&0).is_some_and(|&w0| 2 * w0 >= w) { 0 } else { best })
 }

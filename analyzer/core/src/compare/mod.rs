@@ -89,31 +89,19 @@ impl Comparison {
 }
 
 /// Reads both captures (each once, at the same time on two threads) and compares them.
-pub fn compare(
-    a: Box<dyn FrameSource>,
-    b: Box<dyn FrameSource>,
-    opts: &CompareOptions,
-) -> Comparison {
+pub fn compare(a: Box<dyn FrameSource>, b: Box<dyn FrameSource>, opts: &CompareOptions) -> Comparison {
     let judge = opts.judge;
     let (ca, cb) = std::thread::scope(|s| {
         let other = s.spawn(move || Capture::read(b, judge));
         let ca = Capture::read(a, judge);
-        (
-            ca,
-            other
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        )
+        (ca, other.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     });
     compare_captures(ca, cb, opts)
 }
 
 /// Compares two captures already read.
 pub fn compare_captures(ca: Capture, cb: Capture, opts: &CompareOptions) -> Comparison {
-    let names = opts
-        .names
-        .clone()
-        .unwrap_or_else(|| ["A".to_string(), "B".to_string()]);
+    let names = opts.names.clone().unwrap_or_else(|| ["A".to_string(), "B".to_string()]);
     let (a, b) = (Side::new(ca), Side::new(cb));
     let matches = matching::match_flows(&a, &b);
 
@@ -176,11 +164,8 @@ pub fn compare_captures(ca: Capture, cb: Capture, opts: &CompareOptions) -> Comp
                 keep_rows: opts.fates,
             };
             *stats = fates::walk(&input, &mut fates);
-            let (up, down, lu, ld, u_to_d) = if a_upstream {
-                (&a, &b, v.la, v.lb, &dm[d].a_to_b)
-            } else {
-                (&b, &a, v.lb, v.la, &dm[d].b_to_a)
-            };
+            let (up, down, lu, ld, u_to_d) =
+                if a_upstream { (&a, &b, v.la, v.lb, &dm[d].a_to_b) } else { (&b, &a, v.lb, v.la, &dm[d].b_to_a) };
             let peer = m.shift[d ^ 1];
             *rewrites = rewrites::find(&Seen {
                 up,
@@ -188,21 +173,13 @@ pub fn compare_captures(ca: Capture, cb: Capture, opts: &CompareOptions) -> Comp
                 lu,
                 ld,
                 u_to_d,
-                peer_shift: if a_upstream {
-                    peer
-                } else {
-                    peer.wrapping_neg()
-                },
+                peer_shift: if a_upstream { peer } else { peer.wrapping_neg() },
                 a_upstream,
             });
         }
         let ends = |s: &Side, f: u32, client_dir: usize| {
             let fl = &s.cap.scan.flows[f as usize];
-            if client_dir == 0 {
-                (fl.a, fl.b)
-            } else {
-                (fl.b, fl.a)
-            }
+            if client_dir == 0 { (fl.a, fl.b) } else { (fl.b, fl.a) }
         };
         let (ca_, sa_) = ends(&a, m.a, client_dir_a);
         let (cb_, sb_) = ends(&b, m.b, client_dir_b);
@@ -233,15 +210,9 @@ pub fn compare_captures(ca: Capture, cb: Capture, opts: &CompareOptions) -> Comp
                 continue; // seen only quoted in ICMP errors
             }
             let fl = &side.cap.scan.flows[f as usize];
-            let cd = side.facts[f as usize]
-                .client_dir(&side.cap.segs)
-                .unwrap_or(0);
+            let cd = side.facts[f as usize].client_dir(&side.cap.segs).unwrap_or(0);
             let (c, s) = if cd == 0 { (fl.a, fl.b) } else { (fl.b, fl.a) };
-            let (client, server) = if is_a {
-                ([Some(c), None], [Some(s), None])
-            } else {
-                ([None, Some(c)], [None, Some(s)])
-            };
+            let (client, server) = if is_a { ([Some(c), None], [Some(s), None]) } else { ([None, Some(c)], [None, Some(s)]) };
             pairs.push(Pair {
                 a: is_a.then_some(f),
                 b: (!is_a).then_some(f),
@@ -256,14 +227,7 @@ pub fn compare_captures(ca: Capture, cb: Capture, opts: &CompareOptions) -> Comp
             });
         }
     }
-    let mut cmp = Comparison {
-        a: a.into_capture(),
-        b: b.into_capture(),
-        clock,
-        pairs,
-        fates,
-        names,
-    };
+    let mut cmp = Comparison { a: a.into_capture(), b: b.into_capture(), clock, pairs, fates, names };
     localise::all(&mut cmp);
     cmp
 }

@@ -120,10 +120,7 @@ impl Capture {
 
     /// The options of the SYN at index `i` of `segs`.
     pub fn syn_opts(&self, i: u32) -> Option<SynOpts> {
-        self.syns
-            .binary_search_by_key(&i, |(j, _)| *j)
-            .ok()
-            .map(|k| self.syns[k].1)
+        self.syns.binary_search_by_key(&i, |(j, _)| *j).ok().map(|k| self.syns[k].1)
     }
 
     /// Reads a capture once: records its segments and judges its flows.
@@ -134,21 +131,8 @@ impl Capture {
         };
         let scan = scan(source, &mut pass);
         let (diagnosis, _) = pass.analyzer.finish_into(&scan.flows);
-        let Recorder {
-            segs,
-            sacks,
-            syns,
-            first_ts,
-            last_ts,
-        } = pass.rec;
-        Capture {
-            segs,
-            sacks,
-            syns,
-            scan,
-            diagnosis,
-            span_ns: first_ts.map(|f| (f, last_ts)),
-        }
+        let Recorder { segs, sacks, syns, first_ts, last_ts } = pass.rec;
+        Capture { segs, sacks, syns, scan, diagnosis, span_ns: first_ts.map(|f| (f, last_ts)) }
     }
 }
 

@@ -13,18 +13,9 @@ pub type Example = (u64, u64);
 /// A change to a handshake option.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SynChange {
-    Stripped {
-        option: &'static str,
-    },
-    Rewritten {
-        option: &'static str,
-        up: u32,
-        down: u32,
-    },
-    MssClamped {
-        up: u16,
-        down: u16,
-    },
+    Stripped { option: &'static str },
+    Rewritten { option: &'static str, up: u32, down: u32 },
+    MssClamped { up: u16, down: u16 },
 }
 
 /// What changed in one direction, upstream → downstream.
@@ -140,35 +131,21 @@ pub fn find(s: &Seen<'_>) -> Rewrites {
 pub fn syn_changes(u: &SynOpts, d: &SynOpts) -> Vec<SynChange> {
     let mut out = Vec::new();
     match (u.wscale, d.wscale) {
-        (Some(_), None) => out.push(SynChange::Stripped {
-            option: "window scale",
-        }),
-        (Some(x), Some(y)) if x != y => out.push(SynChange::Rewritten {
-            option: "window scale",
-            up: x as u32,
-            down: y as u32,
-        }),
+        (Some(_), None) => out.push(SynChange::Stripped { option: "window scale" }),
+        (Some(x), Some(y)) if x != y => out.push(SynChange::Rewritten { option: "window scale", up: x as u32, down: y as u32 }),
         _ => {}
     }
     match (u.mss, d.mss) {
         (Some(_), None) => out.push(SynChange::Stripped { option: "MSS" }),
         (Some(x), Some(y)) if y < x => out.push(SynChange::MssClamped { up: x, down: y }),
-        (Some(x), Some(y)) if y > x => out.push(SynChange::Rewritten {
-            option: "MSS",
-            up: x as u32,
-            down: y as u32,
-        }),
+        (Some(x), Some(y)) if y > x => out.push(SynChange::Rewritten { option: "MSS", up: x as u32, down: y as u32 }),
         _ => {}
     }
     if u.sack_permitted && !d.sack_permitted {
-        out.push(SynChange::Stripped {
-            option: "SACK-permitted",
-        });
+        out.push(SynChange::Stripped { option: "SACK-permitted" });
     }
     if u.timestamps && !d.timestamps {
-        out.push(SynChange::Stripped {
-            option: "timestamps",
-        });
+        out.push(SynChange::Stripped { option: "timestamps" });
     }
     out
 }
@@ -179,29 +156,12 @@ mod tests {
 
     #[test]
     fn syn_stripped_of_window_scale_and_clamped() {
-        let up = SynOpts {
-            mss: Some(1460),
-            wscale: Some(8),
-            sack_permitted: true,
-            timestamps: true,
-        };
-        let down = SynOpts {
-            mss: Some(1400),
-            wscale: None,
-            ..up
-        };
-        assert_eq!(
-            syn_changes(&up, &down),
-            vec![
-                SynChange::Stripped {
-                    option: "window scale"
-                },
-                SynChange::MssClamped {
-                    up: 1460,
-                    down: 1400
-                },
-            ]
-        );
+        let up = SynOpts { mss: Some(1460), wscale: Some(8), sack_permitted: true, timestamps: true };
+        let down = SynOpts { mss: Some(1400), wscale: None, ..up };
+        assert_eq!(syn_changes(&up, &down), vec![
+            SynChange::Stripped { option: "window scale" },
+            SynChange::MssClamped { up: 1460, down: 1400 },
+        ]);
         assert!(syn_changes(&up, &up).is_empty());
     }
 }

@@ -57,17 +57,9 @@ impl DirView<'_> {
     /// The identity of a segment at A (`at_a`) or at B, in B's numbers.
     #[inline]
     fn identity(&self, i: u32, at_a: bool) -> u128 {
-        let (s, shift, ack_shift) = if at_a {
-            (self.a.seg(i), self.shift, self.ack_shift)
-        } else {
-            (self.b.seg(i), 0, 0)
-        };
+        let (s, shift, ack_shift) = if at_a { (self.a.seg(i), self.shift, self.ack_shift) } else { (self.b.seg(i), 0, 0) };
         let seq = s.seq.wrapping_add(shift) as u128;
-        let ack = if s.flags & flags::ACK != 0 {
-            s.ack.wrapping_add(ack_shift)
-        } else {
-            0
-        } as u128;
+        let ack = if s.flags & flags::ACK != 0 { s.ack.wrapping_add(ack_shift) } else { 0 } as u128;
         let len = ((s.len & 0x00ff_ffff) | ((s.flags & ID_FLAGS) as u32) << 24) as u128;
         let mut mark = 0u32;
         if self.tsval_kept && s.has_ts() {
@@ -84,21 +76,9 @@ impl DirMatch {
     /// Pairs the segments whose identities are unambiguous, and splits/merges. Groups that
     /// need the clocks wait for [`resolve`](Self::resolve).
     pub fn new(v: &DirView<'_>) -> DirMatch {
-        let mut m = DirMatch {
-            a_to_b: vec![NONE; v.la.len()],
-            b_to_a: vec![NONE; v.lb.len()],
-            ..Default::default()
-        };
-        let mut ka: Vec<(u128, u32)> =
-            v.la.iter()
-                .enumerate()
-                .map(|(p, &i)| (v.identity(i, true), p as u32))
-                .collect();
-        let mut kb: Vec<(u128, u32)> =
-            v.lb.iter()
-                .enumerate()
-                .map(|(p, &i)| (v.identity(i, false), p as u32))
-                .collect();
+        let mut m = DirMatch { a_to_b: vec![NONE; v.la.len()], b_to_a: vec![NONE; v.lb.len()], ..Default::default() };
+        let mut ka: Vec<(u128, u32)> = v.la.iter().enumerate().map(|(p, &i)| (v.identity(i, true), p as u32)).collect();
+        let mut kb: Vec<(u128, u32)> = v.lb.iter().enumerate().map(|(p, &i)| (v.identity(i, false), p as u32)).collect();
         ka.sort_unstable();
         kb.sort_unstable();
         let (mut i, mut j) = (0, 0);
@@ -115,10 +95,7 @@ impl DirMatch {
                             m.link(x.1, y.1);
                         }
                     } else {
-                        m.deferred.push((
-                            ka[i..i2].iter().map(|x| x.1).collect(),
-                            kb[j..j2].iter().map(|x| x.1).collect(),
-                        ));
+                        m.deferred.push((ka[i..i2].iter().map(|x| x.1).collect(), kb[j..j2].iter().map(|x| x.1).collect()));
                     }
                     i = i2;
                     j = j2;
@@ -138,33 +115,20 @@ impl DirMatch {
     /// latest unpaired one of the upstream capture that left no later than it arrived
     /// (`to_a` maps B's times to A's clock, `tol_ns` absorbs the clock's uncertainty). Then
     /// pairs the segments left whose bytes tile exactly (split, merged).
-    pub fn resolve(
-        &mut self,
-        v: &DirView<'_>,
-        a_upstream: bool,
-        to_a: impl Fn(i64) -> i64,
-        tol_ns: i64,
-    ) {
+    pub fn resolve(&mut self, v: &DirView<'_>, a_upstream: bool, to_a: impl Fn(i64) -> i64, tol_ns: i64) {
         for (ga, gb) in std::mem::take(&mut self.deferred) {
             let ta = |p: u32| v.a.seg(v.la[p as usize]).ts_ns;
             let tb = |p: u32| to_a(v.b.seg(v.lb[p as usize]).ts_ns);
             // Downstream segments in order, each taking the latest upstream one before it.
             let (down, up): (&[u32], &[u32]) = if a_upstream { (&gb, &ga) } else { (&ga, &gb) };
-            let (t_down, t_up): (&dyn Fn(u32) -> i64, &dyn Fn(u32) -> i64) =
-                if a_upstream { (&tb, &ta) } else { (&ta, &tb) };
+            let (t_down, t_up): (&dyn Fn(u32) -> i64, &dyn Fn(u32) -> i64) = if a_upstream { (&tb, &ta) } else { (&ta, &tb) };
             let mut used = vec![false; up.len()];
             for &d in down {
                 let arrival = t_down(d);
-                let pick = (0..up.len())
-                    .rev()
-                    .find(|&k| !used[k] && t_up(up[k]) <= arrival + tol_ns);
+                let pick = (0..up.len()).rev().find(|&k| !used[k] && t_up(up[k]) <= arrival + tol_ns);
                 if let Some(k) = pick {
                     used[k] = true;
-                    if a_upstream {
-                        self.link(up[k], d)
-                    } else {
-                        self.link(d, up[k])
-                    }
+                    if a_upstream { self.link(up[k], d) } else { self.link(d, up[k]) }
                 }
             }
         }
@@ -180,14 +144,7 @@ impl DirMatch {
                 continue;
             }
             let s = v.a.seg(v.la[pa as usize]);
-            if let Some(pieces) = chain(
-                v.b,
-                v.lb,
-                &free_b,
-                &self.b_to_a,
-                s.seq.wrapping_add(v.shift),
-                s.len,
-            ) {
+            if let Some(pieces) = chain(v.b, v.lb, &free_b, &self.b_to_a, s.seq.wrapping_add(v.shift), s.len) {
                 self.split.insert(pa, pieces.len() as u16);
                 self.a_to_b[pa as usize] = pieces[0];
                 for p in pieces {
@@ -218,9 +175,7 @@ fn starts(s: &Side, list: &[u32], paired: &[u32], shift: u32) -> AHashMap<u32, V
     for (p, &i) in list.iter().enumerate() {
         let g = s.seg(i);
         if paired[p] == NONE && g.len > 0 {
-            by.entry(g.seq.wrapping_add(shift))
-                .or_default()
-                .push(p as u32);
+            by.entry(g.seq.wrapping_add(shift)).or_default().push(p as u32);
         }
     }
     by
@@ -228,22 +183,12 @@ fn starts(s: &Side, list: &[u32], paired: &[u32], shift: u32) -> AHashMap<u32, V
 
 /// Unpaired segments that start at `seq` and follow each other to cover exactly `len`
 /// bytes in at least two pieces.
-fn chain(
-    s: &Side,
-    list: &[u32],
-    by_start: &AHashMap<u32, Vec<u32>>,
-    paired: &[u32],
-    seq: u32,
-    len: u32,
-) -> Option<Vec<u32>> {
+fn chain(s: &Side, list: &[u32], by_start: &AHashMap<u32, Vec<u32>>, paired: &[u32], seq: u32, len: u32) -> Option<Vec<u32>> {
     let mut pieces = Vec::new();
     let mut at = seq;
     let end = seq.wrapping_add(len);
     while at != end {
-        let p = *by_start
-            .get(&at)?
-            .iter()
-            .find(|&&p| paired[p as usize] == NONE && !pieces.contains(&p))?;
+        let p = *by_start.get(&at)?.iter().find(|&&p| paired[p as usize] == NONE && !pieces.contains(&p))?;
         let g = s.seg(list[p as usize]);
         let left = end.wrapping_sub(at);
         if g.len > left {

@@ -14,9 +14,7 @@ pub struct FlowFacts {
 impl FlowFacts {
     /// The direction whose SYN carried no ACK: the client's (the side that connected).
     pub fn client_dir(&self, segs: &[Seg]) -> Option<usize> {
-        (0..2).find(|&d| {
-            self.syn[d].is_some_and(|i| segs[i as usize].flags & crate::decode::flags::ACK == 0)
-        })
+        (0..2).find(|&d| self.syn[d].is_some_and(|i| segs[i as usize].flags & crate::decode::flags::ACK == 0))
     }
 }
 
@@ -53,12 +51,7 @@ impl Side {
             order[next[g] as usize] = i as u32;
             next[g] += 1;
         }
-        Side {
-            cap,
-            order,
-            starts,
-            facts,
-        }
+        Side { cap, order, starts, facts }
     }
 
     /// Indices of the segments of `flow` in direction `dir`, in capture order.

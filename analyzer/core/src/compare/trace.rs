@@ -62,21 +62,14 @@ pub fn source(at: &Point, lines: &[&str]) -> Box<dyn FrameSource> {
 
 fn packet(at: &Point, line: &str) -> (f64, Vec<u8>) {
     let mut words = line.split_whitespace();
-    let t_ms: f64 = words
-        .next()
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_else(|| panic!("time in {line:?}"));
+    let t_ms: f64 = words.next().and_then(|w| w.parse().ok()).unwrap_or_else(|| panic!("time in {line:?}"));
     let to_server = match words.next() {
         Some(">") => true,
         Some("<") => false,
         _ => panic!("direction in {line:?}"),
     };
     let mut fl = 0u16;
-    for c in words
-        .next()
-        .unwrap_or_else(|| panic!("flags in {line:?}"))
-        .chars()
-    {
+    for c in words.next().unwrap_or_else(|| panic!("flags in {line:?}")).chars() {
         fl |= match c {
             'S' => flags::SYN,
             'A' => flags::ACK,
@@ -86,17 +79,11 @@ fn packet(at: &Point, line: &str) -> (f64, Vec<u8>) {
             _ => panic!("flag {c} in {line:?}"),
         };
     }
-    let (mut seq, mut ack, mut len, mut win, mut id, mut ttl, mut tos) =
-        (0u32, 0u32, 0u32, 1000u16, 0u16, 64u8, 0u8);
+    let (mut seq, mut ack, mut len, mut win, mut id, mut ttl, mut tos) = (0u32, 0u32, 0u32, 1000u16, 0u16, 64u8, 0u8);
     let (mut ts, mut mss, mut ws, mut sack) = (None, None, None, Vec::new());
     while let Some(k) = words.next() {
-        let v = words
-            .next()
-            .unwrap_or_else(|| panic!("value of {k} in {line:?}"));
-        let n = || {
-            v.parse::<u32>()
-                .unwrap_or_else(|_| panic!("{k} {v} in {line:?}"))
-        };
+        let v = words.next().unwrap_or_else(|| panic!("value of {k} in {line:?}"));
+        let n = || v.parse::<u32>().unwrap_or_else(|_| panic!("{k} {v} in {line:?}"));
         match k {
             "seq" => seq = n(),
             "ack" => ack = n(),
@@ -109,9 +96,7 @@ fn packet(at: &Point, line: &str) -> (f64, Vec<u8>) {
             "mss" => mss = Some(n() as u16),
             "ws" => ws = Some(n() as u8),
             "sack" => {
-                let (l, r) = v
-                    .split_once('-')
-                    .unwrap_or_else(|| panic!("sack {v} in {line:?}"));
+                let (l, r) = v.split_once('-').unwrap_or_else(|| panic!("sack {v} in {line:?}"));
                 sack.push((l.parse::<u32>().unwrap(), r.parse::<u32>().unwrap()));
             }
             _ => panic!("key {k} in {line:?}"),
@@ -159,11 +144,7 @@ fn packet(at: &Point, line: &str) -> (f64, Vec<u8>) {
     p.extend_from_slice(&src.1.to_be_bytes());
     p.extend_from_slice(&dst.1.to_be_bytes());
     p.extend_from_slice(&isn_own.wrapping_add(seq).to_be_bytes());
-    let raw_ack = if fl & flags::ACK != 0 {
-        isn_peer.wrapping_add(ack)
-    } else {
-        0
-    };
+    let raw_ack = if fl & flags::ACK != 0 { isn_peer.wrapping_add(ack) } else { 0 };
     p.extend_from_slice(&raw_ack.to_be_bytes());
     p.push(((tcp_len / 4) as u8) << 4);
     p.push(fl as u8);
@@ -175,10 +156,7 @@ fn packet(at: &Point, line: &str) -> (f64, Vec<u8>) {
 }
 
 fn checksum(b: &[u8]) -> u16 {
-    let mut s: u32 = b
-        .chunks(2)
-        .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32)
-        .sum();
+    let mut s: u32 = b.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum();
     while s > 0xffff {
         s = (s & 0xffff) + (s >> 16);
     }

@@ -10,31 +10,10 @@ use crate::ingest::Frame;
 use crate::pipeline::SegmentSink;
 
 pub const COLUMNS: [&str; 25] = [
-    "data_dir",
-    "rwnd",
-    "rwnd_basis",
-    "in_flight",
-    "unacked",
-    "sacked",
-    "cwnd",
-    "cwnd_conf",
-    "limit",
-    "retrans",
-    "retrans_of",
-    "dsack",
-    "spurious_of",
-    "spurious_by",
-    "reorder_packets",
-    "reorder_bytes",
-    "reorder_ns",
-    "lost_before",
-    "dup_ack",
-    "zero_window",
-    "zero_window_probe",
-    "window_full",
-    "keepalive",
-    "duplicate",
-    "rtt_ns",
+    "data_dir", "rwnd", "rwnd_basis", "in_flight", "unacked", "sacked", "cwnd", "cwnd_conf", "limit",
+    "retrans", "retrans_of", "dsack", "spurious_of", "spurious_by", "reorder_packets", "reorder_bytes",
+    "reorder_ns", "lost_before", "dup_ack", "zero_window", "zero_window_probe", "window_full", "keepalive",
+    "duplicate", "rtt_ns",
 ];
 
 /// A chunk of the packets table with the analysis columns beside the wire columns.
@@ -105,8 +84,7 @@ impl NotesSink for AnalysisColumns {
         let r = n.reorder.unwrap_or_default();
         self.reorder_packets.push(r.packets);
         self.reorder_bytes.push(r.bytes);
-        self.reorder_ns
-            .push(if n.reorder.is_some() { r.late_ns } else { -1 });
+        self.reorder_ns.push(if n.reorder.is_some() { r.late_ns } else { -1 });
         self.lost_before.push(n.lost_before);
         self.dup_ack.push(n.dup_ack);
         self.zero_window.push(n.zero_window);

@@ -36,8 +36,7 @@ use crate::ingest::Frame;
 /// Bumped when the layout changes; the plugin refuses other formats.
 pub const FORMAT: u32 = 3;
 /// The first line of every annotations file.
-pub const MAGIC: &str =
-    "-- tcpdiag annotations for the Wireshark plugin (docs/wireshark.md); generated, do not edit\n";
+pub const MAGIC: &str = "-- tcpdiag annotations for the Wireshark plugin (docs/wireshark.md); generated, do not edit\n";
 
 /// The record's fields, in order: name (a `tcpdiag.` field), `Struct` code, byte width.
 const FIELDS: [(&str, &str, usize); 14] = [
@@ -53,7 +52,7 @@ const FIELDS: [(&str, &str, usize); 14] = [
     ("limit", "B", 1),
     ("vantage", "B", 1),
     ("rtt_ns", "i6", 6),
-    ("events", "I4", 4),    // n: the n-th entry of the header's `events`
+    ("events", "I4", 4), // n: the n-th entry of the header's `events`
     ("frame_len", "I4", 4), // not shown: the plugin checks it against the capture
 ];
 const RECORD: usize = 43;
@@ -126,10 +125,7 @@ impl<W: Write> Annotations<W> {
             self.frames
         );
         if let Some((frame, abs_ts, len)) = self.first {
-            s += &format!(
-                "first = {{ frame = {frame}, abs_ts = {}, len = {len} }},\n",
-                lua_number(abs_ts)
-            );
+            s += &format!("first = {{ frame = {frame}, abs_ts = {}, len = {len} }},\n", lua_number(abs_ts));
         }
         s += "fields = {\n";
         for (name, code, _) in FIELDS {
@@ -144,12 +140,7 @@ impl<W: Write> Annotations<W> {
             s += &match (name, names.is_empty()) {
                 ("events", _) => format!("{{ \"events\", {}, \"events\" }},\n", lua_string(code)),
                 (_, true) => format!("{{ {}, {} }},\n", lua_string(name), lua_string(code)),
-                (_, false) => format!(
-                    "{{ {}, {}, {{ {} }} }},\n",
-                    lua_string(name),
-                    lua_string(code),
-                    names.join(", ")
-                ),
+                (_, false) => format!("{{ {}, {}, {{ {} }} }},\n", lua_string(name), lua_string(code), names.join(", ")),
             };
         }
         s += "},\nevents = {\n";
@@ -189,8 +180,7 @@ impl<W: Write> NotesSink for Annotations<W> {
         self.frames = frame.number;
         if self.first.is_none() {
             // nstime_to_sec(): seconds plus nanoseconds / 1e9, in doubles.
-            let secs = frame.ts_ns.div_euclid(1_000_000_000) as f64
-                + frame.ts_ns.rem_euclid(1_000_000_000) as f64 / 1e9;
+            let secs = frame.ts_ns.div_euclid(1_000_000_000) as f64 + frame.ts_ns.rem_euclid(1_000_000_000) as f64 / 1e9;
             self.first = Some((frame.number, secs, frame.origlen));
         }
         let events = match self.packet_entry(frame, n) {
@@ -213,8 +203,7 @@ impl<W: Write> NotesSink for Annotations<W> {
             n.cwnd_conf as i64 + 1,
             n.limit as i64 + 1,
             n.vantage as i64, // 0 unknown: absent
-            n.rtt_ns
-                .map_or(0, |r| if r >= 0 { r.saturating_add(1) } else { r }),
+            n.rtt_ns.map_or(0, |r| if r >= 0 { r.saturating_add(1) } else { r }),
             events as i64,
             i64::from(frame.origlen) + 1,
         ];
@@ -322,28 +311,13 @@ fn flow_verdict(f: &FlowSummary, v: &FlowVerdict) -> String {
         .findings
         .iter()
         .map(|x| {
-            let frames: Vec<String> = x
-                .frames
-                .iter()
-                .filter(|&&f| f != 0)
-                .map(|f| f.to_string())
-                .collect();
-            format!(
-                "{{ id = {}, message = {}, remedy = {}, frames = {{ {} }} }}",
-                lua_string(x.id.name()),
-                lua_string(&x.message()),
-                lua_string(&x.remedy()),
-                frames.join(", ")
-            )
+            let frames: Vec<String> = x.frames.iter().filter(|&&f| f != 0).map(|f| f.to_string()).collect();
+            format!("{{ id = {}, message = {}, remedy = {}, frames = {{ {} }} }}", lua_string(x.id.name()),
+                    lua_string(&x.message()), lua_string(&x.remedy()), frames.join(", "))
         })
         .collect();
     // No ceiling (a verdict that states none): no lines, as in the CLI and JSON.
-    let ceiling: Vec<String> = v
-        .ceiling
-        .iter()
-        .flat_map(|c| c.lines())
-        .map(|l| lua_string(&l))
-        .collect();
+    let ceiling: Vec<String> = v.ceiling.iter().flat_map(|c| c.lines()).map(|l| lua_string(&l)).collect();
     format!(
         "{{ verdict = {}, vantage = {}, data_dir = {}, first_frame = {},\n  time = {}, transfer = {}, ceiling = {{ {} }},\n  findings = {{\n  {} }} }}",
         lua_string(v.findings.first().map_or("", |x| x.id.name())),
@@ -359,11 +333,7 @@ fn flow_verdict(f: &FlowSummary, v: &FlowVerdict) -> String {
 
 /// A Lua number literal that reads back as the same double (finite values only).
 fn lua_number(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:?}")
-    } else {
-        "0".into()
-    }
+    if x.is_finite() { format!("{x:?}") } else { "0".into() }
 }
 
 /// A Lua string literal: printable ASCII as is, everything else as decimal escapes
@@ -391,10 +361,7 @@ mod tests {
 
     #[test]
     fn strings_and_numbers_are_lua_literals() {
-        assert_eq!(
-            lua_string("a\"b\\c\n€"),
-            "\"a\\\"b\\\\c\\010\\226\\130\\172\""
-        );
+        assert_eq!(lua_string("a\"b\\c\n€"), "\"a\\\"b\\\\c\\010\\226\\130\\172\"");
         assert_eq!(lua_number(0.25), "0.25");
         assert_eq!(lua_number(1795307685.5559266), "1795307685.5559266");
     }

@@ -2,13 +2,11 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    ListBuilder, StringBuilder, StringDictionaryBuilder, StructBuilder, UInt64Builder,
-};
+use arrow_array::builder::{ListBuilder, StringBuilder, StringDictionaryBuilder, StructBuilder, UInt64Builder};
 use arrow_array::types::{UInt32Type, UInt8Type};
 use arrow_array::{
-    ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int64Array, PrimitiveArray, RecordBatch,
-    StringArray, TimestampNanosecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int64Array, PrimitiveArray, RecordBatch, StringArray,
+    TimestampNanosecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_schema::{ArrowError, Schema};
 
@@ -98,26 +96,14 @@ pub fn opt_times(v: Vec<Option<i64>>) -> ArrayRef {
 /// categories, in this order). Codes outside the list are nulls.
 pub fn codes(v: Vec<u8>, names: &[&str]) -> ArrayRef {
     let n = names.len();
-    let keys: PrimitiveArray<UInt8Type> = v
-        .into_iter()
-        .map(|c| ((c as usize) < n).then_some(c))
-        .collect();
-    Arc::new(
-        DictionaryArray::<UInt8Type>::try_new(keys, Arc::new(StringArray::from_iter_values(names)))
-            .unwrap(),
-    )
+    let keys: PrimitiveArray<UInt8Type> = v.into_iter().map(|c| ((c as usize) < n).then_some(c)).collect();
+    Arc::new(DictionaryArray::<UInt8Type>::try_new(keys, Arc::new(StringArray::from_iter_values(names))).unwrap())
 }
 
 /// Nullable codes into a fixed list of names.
 pub fn opt_codes(v: Vec<Option<u8>>, names: &[&str]) -> ArrayRef {
-    let keys: PrimitiveArray<UInt8Type> = v
-        .into_iter()
-        .map(|c| c.filter(|&c| (c as usize) < names.len()))
-        .collect();
-    Arc::new(
-        DictionaryArray::<UInt8Type>::try_new(keys, Arc::new(StringArray::from_iter_values(names)))
-            .unwrap(),
-    )
+    let keys: PrimitiveArray<UInt8Type> = v.into_iter().map(|c| c.filter(|&c| (c as usize) < names.len())).collect();
+    Arc::new(DictionaryArray::<UInt8Type>::try_new(keys, Arc::new(StringArray::from_iter_values(names))).unwrap())
 }
 
 /// u32 codes into a list of distinct strings (addresses).
@@ -157,29 +143,19 @@ fn item_field(kind: Kind) -> Arc<arrow_schema::Field> {
 /// A finding's values: `{name, unit, number, text}` per value.
 pub fn value_lists<'a>(v: impl IntoIterator<Item = &'a [(&'static str, Value)]>) -> ArrayRef {
     let field = item_field(Kind::Values);
-    let arrow_schema::DataType::Struct(fields) = field.data_type().clone() else {
-        unreachable!()
-    };
+    let arrow_schema::DataType::Struct(fields) = field.data_type().clone() else { unreachable!() };
     let mut b = ListBuilder::new(StructBuilder::from_fields(fields, 0)).with_field(field);
     for values in v {
         let s = b.values();
         for (name, value) in values {
-            s.field_builder::<StringBuilder>(0)
-                .unwrap()
-                .append_value(name);
-            s.field_builder::<StringBuilder>(1)
-                .unwrap()
-                .append_value(value.unit());
-            s.field_builder::<arrow_array::builder::Float64Builder>(2)
-                .unwrap()
-                .append_option(value.number());
+            s.field_builder::<StringBuilder>(0).unwrap().append_value(name);
+            s.field_builder::<StringBuilder>(1).unwrap().append_value(value.unit());
+            s.field_builder::<arrow_array::builder::Float64Builder>(2).unwrap().append_option(value.number());
             let text = match value {
                 Value::Text(t) => Some(t.as_ref()),
                 _ => None,
             };
-            s.field_builder::<StringBuilder>(3)
-                .unwrap()
-                .append_option(text);
+            s.field_builder::<StringBuilder>(3).unwrap().append_option(text);
             s.append(true);
         }
         b.append(true);

@@ -46,11 +46,7 @@ impl<W: Write> PacketCsv<W> {
             header.push_str(&ANALYSIS_COLUMNS.join(","));
         }
         let error = writeln!(out, "{header}").err();
-        PacketCsv {
-            out,
-            error,
-            analysis,
-        }
+        PacketCsv { out, error, analysis }
     }
 
     fn wire(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement) -> io::Result<()> {
@@ -75,13 +71,7 @@ impl<W: Write> PacketCsv<W> {
 
     fn notes(&mut self, n: &PacketNotes) -> io::Result<()> {
         let r = n.reorder.unwrap_or_default();
-        let opt = |x: i64, present: bool| {
-            if present {
-                x.to_string()
-            } else {
-                String::new()
-            }
-        };
+        let opt = |x: i64, present: bool| if present { x.to_string() } else { String::new() };
         writeln!(
             self.out,
             ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -130,23 +120,14 @@ impl<W: Write> SegmentSink for PacketCsv<W> {
         if self.error.is_some() || self.analysis {
             return;
         }
-        if let Err(e) = self
-            .wire(frame, seg, place)
-            .and_then(|_| writeln!(self.out))
-        {
+        if let Err(e) = self.wire(frame, seg, place).and_then(|_| writeln!(self.out)) {
             self.error = Some(e);
         }
     }
 }
 
 impl<W: Write> NotesSink for PacketCsv<W> {
-    fn packet(
-        &mut self,
-        frame: &Frame<'_>,
-        seg: &TcpSegment,
-        place: Placement,
-        notes: &PacketNotes,
-    ) {
+    fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, notes: &PacketNotes) {
         if self.error.is_some() {
             return;
         }
@@ -190,10 +171,7 @@ mod tests {
 
     #[test]
     fn epoch_seconds_pads_nanoseconds() {
-        assert_eq!(
-            epoch_seconds(1_236_095_711_960_416_000),
-            "1236095711.960416000"
-        );
+        assert_eq!(epoch_seconds(1_236_095_711_960_416_000), "1236095711.960416000");
         assert_eq!(epoch_seconds(5), "0.000000005");
         assert_eq!(epoch_seconds(-1_500_000_000), "-1.500000000");
     }

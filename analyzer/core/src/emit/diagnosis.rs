@@ -61,17 +61,11 @@ impl Diagnosis {
             return;
         }
         let chunk = self.verdict_chunks.len() as u32;
-        let (streams, verdicts): (Vec<u32>, Vec<FlowVerdict>) =
-            std::mem::take(&mut self.pending).into_iter().unzip();
+        let (streams, verdicts): (Vec<u32>, Vec<FlowVerdict>) = std::mem::take(&mut self.pending).into_iter().unzip();
         let mut finding_row = 0u32;
         for (row, (&s, v)) in streams.iter().zip(&verdicts).enumerate() {
             let n = v.findings.len() as u32;
-            let rows = Rows {
-                chunk,
-                row: row as u32,
-                findings: (finding_row, n),
-                data_bytes: v.data_bytes,
-            };
+            let rows = Rows { chunk, row: row as u32, findings: (finding_row, n), data_bytes: v.data_bytes };
             finding_row += n;
             let i = s as usize;
             if i >= self.best.len() {
@@ -82,16 +76,12 @@ impl Diagnosis {
             }
         }
         self.verdict_chunks.push(verdict_columns(&verdicts));
-        self.finding_chunks
-            .push(findings_columns(&streams, &verdicts));
+        self.finding_chunks.push(findings_columns(&streams, &verdicts));
     }
 
     /// The flows table with its verdict columns, and the findings table, in stream order.
     /// Flows never judged (seen only in ICMP errors) get the verdict of an empty state.
-    pub fn finish(
-        mut self,
-        flows: &[FlowSummary],
-    ) -> Result<(RecordBatch, RecordBatch), ArrowError> {
+    pub fn finish(mut self, flows: &[FlowSummary]) -> Result<(RecordBatch, RecordBatch), ArrowError> {
         let empty = FlowState::default();
         for f in flows {
             if self.best.get(f.stream as usize).is_none_or(|b| b.is_none()) {
@@ -100,20 +90,11 @@ impl Diagnosis {
             }
         }
         self.flush();
-        let order: Vec<Rows> = flows
-            .iter()
-            .map(|f| self.best[f.stream as usize].unwrap())
-            .collect();
-        let verdict_rows: Vec<(usize, usize)> = order
-            .iter()
-            .map(|r| (r.chunk as usize, r.row as usize))
-            .collect();
+        let order: Vec<Rows> = flows.iter().map(|f| self.best[f.stream as usize].unwrap()).collect();
+        let verdict_rows: Vec<(usize, usize)> = order.iter().map(|r| (r.chunk as usize, r.row as usize)).collect();
         let finding_rows: Vec<(usize, usize)> = order
             .iter()
-            .flat_map(|r| {
-                (r.findings.0..r.findings.0 + r.findings.1)
-                    .map(move |i| (r.chunk as usize, i as usize))
-            })
+            .flat_map(|r| (r.findings.0..r.findings.0 + r.findings.1).map(move |i| (r.chunk as usize, i as usize)))
             .collect();
         let mut columns = flow_columns(flows);
         columns.extend(gather(&mut self.verdict_chunks, &verdict_rows, VERDICT)?);
@@ -125,11 +106,7 @@ impl Diagnosis {
 
 /// Column by column, the rows `at` (chunk, row) of the chunks; each column of the chunks
 /// is freed once gathered.
-fn gather(
-    chunks: &mut [Vec<ArrayRef>],
-    at: &[(usize, usize)],
-    columns: &[Column],
-) -> Result<Vec<ArrayRef>, ArrowError> {
+fn gather(chunks: &mut [Vec<ArrayRef>], at: &[(usize, usize)], columns: &[Column]) -> Result<Vec<ArrayRef>, ArrowError> {
     let mut out = Vec::with_capacity(columns.len());
     for (c, col) in columns.iter().enumerate() {
         let sources: Vec<ArrayRef> = chunks
@@ -140,11 +117,7 @@ fn gather(
             })
             .collect();
         let refs: Vec<&dyn Array> = sources.iter().map(|a| a.as_ref()).collect();
-        out.push(if refs.is_empty() {
-            new_empty_array(&col.kind.data_type())
-        } else {
-            interleave(&refs, at)?
-        });
+        out.push(if refs.is_empty() { new_empty_array(&col.kind.data_type()) } else { interleave(&refs, at)? });
     }
     Ok(out)
 }

@@ -35,15 +35,7 @@ impl EventColumns {
         self.frame.is_empty()
     }
 
-    fn push(
-        &mut self,
-        frame: u64,
-        stream: u32,
-        ts: i64,
-        id: FindingId,
-        related: u64,
-        message: String,
-    ) {
+    fn push(&mut self, frame: u64, stream: u32, ts: i64, id: FindingId, related: u64, message: String) {
         self.frame.push(frame);
         self.stream.push(stream);
         self.ts_ns.push(ts);
@@ -69,12 +61,9 @@ impl EventColumns {
 
 impl NotesSink for EventColumns {
     fn packet(&mut self, frame: &Frame<'_>, _: &TcpSegment, place: Placement, n: &PacketNotes) {
-        packet_events(
-            frame.number,
-            frame.ts_ns,
-            n,
-            |f, ts, id, related, message| self.push(f, place.flow, ts, id, related, message),
-        );
+        packet_events(frame.number, frame.ts_ns, n, |f, ts, id, related, message| {
+            self.push(f, place.flow, ts, id, related, message)
+        });
     }
 }
 
@@ -82,21 +71,12 @@ impl NotesSink for EventColumns {
 /// as (frame it belongs to, that frame's time, id, related frame or 0, rendered message):
 /// the one list the events table and the Wireshark plugin's expert infos
 /// (emit/annotations.rs) are made from.
-pub fn packet_events(
-    f: u64,
-    ts: i64,
-    n: &PacketNotes,
-    mut each: impl FnMut(u64, i64, FindingId, u64, String),
-) {
-    let mut each =
-        |f: u64, ts: i64, id: FindingId, related: u64, values: &[(&'static str, Value)]| {
-            each(f, ts, id, related, fill(id.entry().message, values))
-        };
+pub fn packet_events(f: u64, ts: i64, n: &PacketNotes, mut each: impl FnMut(u64, i64, FindingId, u64, String)) {
+    let mut each = |f: u64, ts: i64, id: FindingId, related: u64, values: &[(&'static str, Value)]| {
+        each(f, ts, id, related, fill(id.entry().message, values))
+    };
     if n.retrans != RetransKind::None {
-        let v = [
-            ("orig_frame", Value::Frame(n.retrans_of)),
-            ("kind", Value::text(n.retrans.name())),
-        ];
+        let v = [("orig_frame", Value::Frame(n.retrans_of)), ("kind", Value::text(n.retrans.name()))];
         each(f, ts, FindingId::Retransmission, n.retrans_of, &v);
     }
     if n.spurious_of != 0 {
@@ -106,20 +86,11 @@ pub fn packet_events(
             ("evidence", Value::text(n.spurious_by.words())),
             ("evidence_frame", Value::Frame(f)),
         ];
-        each(
-            n.spurious_of,
-            n.spurious_ts,
-            FindingId::SpuriousRetransmission,
-            f,
-            &v,
-        );
+        each(n.spurious_of, n.spurious_ts, FindingId::SpuriousRetransmission, f, &v);
     }
     if n.dsack {
         let (l, r) = n.dsack_edges;
-        let v = [
-            ("left", Value::Seq(l as u64)),
-            ("right", Value::Seq(r as u64)),
-        ];
+        let v = [("left", Value::Seq(l as u64)), ("right", Value::Seq(r as u64))];
         each(f, ts, FindingId::Dsack, 0, &v);
     }
     if let Some(r) = n.reorder {
@@ -132,19 +103,10 @@ pub fn packet_events(
         each(f, ts, FindingId::Reordering, 0, &v);
     }
     if n.lost_before > 0 {
-        each(
-            f,
-            ts,
-            FindingId::LostSegment,
-            0,
-            &[("gap", Value::Bytes(n.lost_before as u64))],
-        );
+        each(f, ts, FindingId::LostSegment, 0, &[("gap", Value::Bytes(n.lost_before as u64))]);
     }
     if n.dup_ack > 0 {
-        let v = [
-            ("count", Value::Int(n.dup_ack as i64)),
-            ("orig_frame", Value::Frame(n.dup_ack_of)),
-        ];
+        let v = [("count", Value::Int(n.dup_ack as i64)), ("orig_frame", Value::Frame(n.dup_ack_of))];
         each(f, ts, FindingId::DuplicateAck, n.dup_ack_of, &v);
     }
     if n.zero_window {
@@ -154,17 +116,11 @@ pub fn packet_events(
         each(f, ts, FindingId::ZeroWindowProbe, 0, &[]);
     }
     if n.window_full {
-        let v = [
-            ("in_flight", Value::Bytes(n.unacked)),
-            ("rwnd", Value::Bytes(n.rwnd)),
-        ];
+        let v = [("in_flight", Value::Bytes(n.unacked)), ("rwnd", Value::Bytes(n.rwnd))];
         each(f, ts, FindingId::WindowFull, 0, &v);
     }
     if let Some((shift, flight)) = n.inferred_shift {
-        let v = [
-            ("shift", Value::Int(shift as i64)),
-            ("in_flight", Value::Bytes(flight)),
-        ];
+        let v = [("shift", Value::Int(shift as i64)), ("in_flight", Value::Bytes(flight))];
         each(f, ts, FindingId::WindowScaleInferred, 0, &v);
     }
 }

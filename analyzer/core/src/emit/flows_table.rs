@@ -23,10 +23,7 @@ pub fn severity_code(s: Severity) -> u8 {
 
 /// Every catalogue id, in catalogue order: the categories of `verdict`, `id` and `kind`.
 pub fn finding_names() -> Vec<&'static str> {
-    crate::analyse::catalogue::FindingId::ALL
-        .iter()
-        .map(|f| f.name())
-        .collect()
+    crate::analyse::catalogue::FindingId::ALL.iter().map(|f| f.name()).collect()
 }
 
 /// The flow columns (schema::FLOW) of `flows`.
@@ -43,12 +40,7 @@ pub fn flow_columns(flows: &[FlowSummary]) -> Vec<ArrayRef> {
         u64s(flows.iter().map(|f| f.first_frame).collect()),
         u64s(flows.iter().map(|f| f.last_frame).collect()),
         // Saturated stamps (past 2262) are not times.
-        opt_times(
-            flows
-                .iter()
-                .map(|f| Some(f.first_ts_ns).filter(|&t| t != i64::MAX && t != i64::MIN))
-                .collect(),
-        ),
+        opt_times(flows.iter().map(|f| Some(f.first_ts_ns).filter(|&t| t != i64::MAX && t != i64::MIN)).collect()),
         f64s(flows.iter().map(|f| f.duration_ns() as f64 / 1e9).collect()),
         side(0, &|s| s.packets),
         side(1, &|s| s.packets),
@@ -76,9 +68,7 @@ pub fn flow_columns(flows: &[FlowSummary]) -> Vec<ArrayRef> {
 
 /// The trailing window of a flow's series rates (emit/series.rs), seconds.
 pub fn rate_window_s(v: &FlowVerdict) -> f64 {
-    (v.srtt_ns.unwrap_or(0) as f64 / 1e9)
-        .max(v.duration_s / 200.0)
-        .max(1e-3)
+    (v.srtt_ns.unwrap_or(0) as f64 / 1e9).max(v.duration_s / 200.0).max(1e-3)
 }
 
 /// The verdict columns (schema::VERDICT) of `v`.
@@ -89,20 +79,12 @@ pub fn verdict_columns(v: &[FlowVerdict]) -> Vec<ArrayRef> {
     let rwnd_basis: Vec<&str> = RwndBasis::ALL.iter().map(|b| b.name()).collect();
     vec![
         codes(v.iter().map(|x| x.primary().id as u8).collect(), &names),
-        codes(
-            v.iter()
-                .map(|x| severity_code(x.primary().entry().severity))
-                .collect(),
-            &SEVERITIES,
-        ),
+        codes(v.iter().map(|x| severity_code(x.primary().entry().severity)).collect(), &SEVERITIES),
         f64s(v.iter().map(|x| x.primary().share).collect()),
         words(v.iter().map(|x| x.primary().message())),
         words(v.iter().map(|x| x.primary().remedy())),
         frame_lists(v.iter().map(|x| x.primary().frames.as_slice())),
-        codes(
-            v.iter().map(|x| vantage_code(x.vantage)).collect(),
-            &VANTAGES,
-        ),
+        codes(v.iter().map(|x| vantage_code(x.vantage)).collect(), &VANTAGES),
         u8s(v.iter().map(|x| x.data_dir as u8).collect()),
         f64s(v.iter().map(|x| x.busy_ns as f64 / 1e9).collect()),
         share(LimitState::Rwnd),
@@ -111,11 +93,7 @@ pub fn verdict_columns(v: &[FlowVerdict]) -> Vec<ArrayRef> {
         share(LimitState::Cwnd),
         share(LimitState::Sndbuf),
         share(LimitState::App),
-        f64s(
-            v.iter()
-                .map(|x| x.state_ns[LimitState::Idle as usize] as f64 / 1e9)
-                .collect(),
-        ),
+        f64s(v.iter().map(|x| x.state_ns[LimitState::Idle as usize] as f64 / 1e9).collect()),
         opt_f64s(v.iter().map(|x| ms(x.min_rtt_ns)).collect()),
         opt_f64s(v.iter().map(|x| ms(x.srtt_ns)).collect()),
         opt_f64s(v.iter().map(|x| ms(x.mean_rtt_ns)).collect()),
@@ -125,10 +103,7 @@ pub fn verdict_columns(v: &[FlowVerdict]) -> Vec<ArrayRef> {
         opt_f64s(v.iter().map(|x| x.capacity_bps).collect()),
         opt_u64s(v.iter().map(|x| x.rwnd_min).collect()),
         u64s(v.iter().map(|x| x.rwnd_max).collect()),
-        opt_codes(
-            v.iter().map(|x| x.rwnd_basis.map(|b| b as u8)).collect(),
-            &rwnd_basis,
-        ),
+        opt_codes(v.iter().map(|x| x.rwnd_basis.map(|b| b as u8)).collect(), &rwnd_basis),
         u64s(v.iter().map(|x| x.retrans_segments).collect()),
         u64s(v.iter().map(|x| x.spurious).collect()),
         u64s(v.iter().map(|x| x.dsacks).collect()),
@@ -137,55 +112,16 @@ pub fn verdict_columns(v: &[FlowVerdict]) -> Vec<ArrayRef> {
         u32s(v.iter().map(|x| x.recoveries as u32).collect()),
         u64s(v.iter().map(|x| x.zero_windows).collect()),
         u64s(v.iter().map(|x| x.lost_before_bytes).collect()),
-        opt_codes(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().map(|c| c.limit as u8))
-                .collect(),
-            &CEILING_LIMITS,
-        ),
-        opt_u64s(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().and_then(|c| c.window_bytes))
-                .collect(),
-        ),
-        opt_f64s(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().and_then(|c| c.rtt).map(|r| r.rtt_ms))
-                .collect(),
-        ),
-        opt_f64s(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().and_then(|c| c.rtt).map(|r| r.min_rtt_ms))
-                .collect(),
-        ),
-        opt_words(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().and_then(|c| c.rtt).map(|r| r.source)),
-        ),
-        opt_f64s(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().and_then(|c| c.ceiling_bps))
-                .collect(),
-        ),
-        opt_u64s(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().and_then(|c| c.bdp_bytes))
-                .collect(),
-        ),
-        opt_f64s(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().and_then(|c| c.target_bps))
-                .collect(),
-        ),
-        opt_u64s(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().and_then(|c| c.needed_bytes))
-                .collect(),
-        ),
-        text_lists(
-            v.iter()
-                .map(|x| x.ceiling.as_ref().map(|c| c.lines()).unwrap_or_default()),
-        ),
+        opt_codes(v.iter().map(|x| x.ceiling.as_ref().map(|c| c.limit as u8)).collect(), &CEILING_LIMITS),
+        opt_u64s(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.window_bytes)).collect()),
+        opt_f64s(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.rtt).map(|r| r.rtt_ms)).collect()),
+        opt_f64s(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.rtt).map(|r| r.min_rtt_ms)).collect()),
+        opt_words(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.rtt).map(|r| r.source))),
+        opt_f64s(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.ceiling_bps)).collect()),
+        opt_u64s(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.bdp_bytes)).collect()),
+        opt_f64s(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.target_bps)).collect()),
+        opt_u64s(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.needed_bytes)).collect()),
+        text_lists(v.iter().map(|x| x.ceiling.as_ref().map(|c| c.lines()).unwrap_or_default())),
         words(v.iter().map(|x| x.transfer_line())),
         words(v.iter().map(|x| x.time_line())),
         u8s(v.iter().map(|x| x.findings.len().min(255) as u8).collect()),
@@ -207,10 +143,7 @@ pub fn vantage_code(v: Vantage) -> u8 {
 }
 
 /// The flows table; with `verdicts` (one per flow, same order) the diagnosis columns too.
-pub fn flows_batch(
-    flows: &[FlowSummary],
-    verdicts: Option<&[FlowVerdict]>,
-) -> Result<RecordBatch, ArrowError> {
+pub fn flows_batch(flows: &[FlowSummary], verdicts: Option<&[FlowVerdict]>) -> Result<RecordBatch, ArrowError> {
     let mut cols = flow_columns(flows);
     match verdicts {
         Some(v) => {
@@ -227,12 +160,7 @@ pub fn findings_columns(streams: &[u32], verdicts: &[FlowVerdict]) -> Vec<ArrayR
     let rows: Vec<(u32, u8, &crate::analyse::finding::Finding)> = streams
         .iter()
         .zip(verdicts)
-        .flat_map(|(&s, v)| {
-            v.findings
-                .iter()
-                .enumerate()
-                .map(move |(i, x)| (s, i.min(255) as u8, x))
-        })
+        .flat_map(|(&s, v)| v.findings.iter().enumerate().map(move |(i, x)| (s, i.min(255) as u8, x)))
         .collect();
     let names = finding_names();
     vec![
@@ -240,12 +168,7 @@ pub fn findings_columns(streams: &[u32], verdicts: &[FlowVerdict]) -> Vec<ArrayR
         u8s(rows.iter().map(|r| r.1).collect()),
         codes(rows.iter().map(|r| r.2.id as u8).collect(), &names),
         words(rows.iter().map(|r| r.2.entry().field)),
-        codes(
-            rows.iter()
-                .map(|r| severity_code(r.2.entry().severity))
-                .collect(),
-            &SEVERITIES,
-        ),
+        codes(rows.iter().map(|r| severity_code(r.2.entry().severity)).collect(), &SEVERITIES),
         f64s(rows.iter().map(|r| r.2.share).collect()),
         words(rows.iter().map(|r| r.2.message())),
         words(rows.iter().map(|r| r.2.remedy())),
@@ -255,13 +178,7 @@ pub fn findings_columns(streams: &[u32], verdicts: &[FlowVerdict]) -> Vec<ArrayR
 }
 
 /// The findings table: every finding of every flow, in flow order, primary first.
-pub fn findings_batch(
-    flows: &[FlowSummary],
-    verdicts: &[FlowVerdict],
-) -> Result<RecordBatch, ArrowError> {
+pub fn findings_batch(flows: &[FlowSummary], verdicts: &[FlowVerdict]) -> Result<RecordBatch, ArrowError> {
     let streams: Vec<u32> = flows.iter().map(|f| f.stream).collect();
-    batch(
-        schema::schema(&[FINDING]),
-        findings_columns(&streams, verdicts),
-    )
+    batch(schema::schema(&[FINDING]), findings_columns(&streams, verdicts))
 }

@@ -17,12 +17,7 @@ fn names<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'static s
 }
 
 fn wire(c: PacketColumns) -> Vec<ArrayRef> {
-    let addrs: Vec<String> = c
-        .addrs
-        .values
-        .iter()
-        .map(|a| a.to_ip().to_string())
-        .collect();
+    let addrs: Vec<String> = c.addrs.values.iter().map(|a| a.to_ip().to_string()).collect();
     vec![
         u64s(c.frame),
         u32s(c.stream),
@@ -47,24 +42,11 @@ pub fn packets_batch(c: PacketColumns) -> Result<RecordBatch, ArrowError> {
 
 /// The wire and analysis columns of a chunk, and its SACK blocks.
 pub fn analysis_batches(c: AnalysisColumns) -> Result<(RecordBatch, RecordBatch), ArrowError> {
-    let sack_frames: Vec<u64> = c
-        .sack_row
-        .iter()
-        .map(|&r| c.wire.frame[r as usize])
-        .collect();
-    let sack_streams: Vec<u32> = c
-        .sack_row
-        .iter()
-        .map(|&r| c.wire.stream[r as usize])
-        .collect();
+    let sack_frames: Vec<u64> = c.sack_row.iter().map(|&r| c.wire.frame[r as usize]).collect();
+    let sack_streams: Vec<u32> = c.sack_row.iter().map(|&r| c.wire.stream[r as usize]).collect();
     let sacks = batch(
         schema::schema(&[SACK]),
-        vec![
-            u64s(sack_frames),
-            u32s(sack_streams),
-            u32s(c.sack_left),
-            u32s(c.sack_right),
-        ],
+        vec![u64s(sack_frames), u32s(sack_streams), u32s(c.sack_left), u32s(c.sack_right)],
     )?;
     let optional = |v: Vec<i64>| opt_i64s(v.into_iter().map(|x| (x >= 0).then_some(x)).collect());
     let mut cols = wire(c.wire);
@@ -76,10 +58,7 @@ pub fn analysis_batches(c: AnalysisColumns) -> Result<(RecordBatch, RecordBatch)
         u64s(c.unacked),
         u64s(c.sacked),
         u64s(c.cwnd),
-        codes(
-            c.cwnd_conf,
-            &names(&CwndConfidence::ALL, CwndConfidence::name),
-        ),
+        codes(c.cwnd_conf, &names(&CwndConfidence::ALL, CwndConfidence::name)),
         codes(c.limit, &names(&LimitState::ALL, LimitState::name)),
         codes(c.retrans, &names(&RetransKind::ALL, RetransKind::name)),
         u64s(c.retrans_of),

@@ -11,8 +11,7 @@ use crate::pipeline::SegmentSink;
 
 /// Column names in order, shared by the CSV header, the DataFrame and the docs.
 pub const COLUMNS: [&str; 13] = [
-    "frame", "stream", "dir", "ts", "src", "sport", "dst", "dport", "seq_raw", "ack_raw",
-    "tcp_len", "flags", "win_raw",
+    "frame", "stream", "dir", "ts", "src", "sport", "dst", "dport", "seq_raw", "ack_raw", "tcp_len", "flags", "win_raw",
 ];
 
 /// Addresses repeat on every packet of a flow: store a small code per row and the

@@ -41,21 +41,11 @@ pub struct Column {
 }
 
 const fn col(name: &'static str, kind: Kind, doc: &'static str) -> Column {
-    Column {
-        name,
-        kind,
-        nullable: false,
-        doc,
-    }
+    Column { name, kind, nullable: false, doc }
 }
 
 const fn opt(name: &'static str, kind: Kind, doc: &'static str) -> Column {
-    Column {
-        name,
-        kind,
-        nullable: true,
-        doc,
-    }
+    Column { name, kind, nullable: true, doc }
 }
 
 fn value_fields() -> Fields {
@@ -78,23 +68,13 @@ impl Kind {
             Kind::I64 => DataType::Int64,
             Kind::F64 => DataType::Float64,
             Kind::Utf8 => DataType::Utf8,
-            Kind::Words => {
-                DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8))
-            }
+            Kind::Words => DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8)),
             Kind::Time => DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
             Kind::Code => DataType::Dictionary(Box::new(DataType::UInt8), Box::new(DataType::Utf8)),
-            Kind::AddrCode => {
-                DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8))
-            }
-            Kind::FrameList => {
-                DataType::List(Arc::new(Field::new("item", DataType::UInt64, false)))
-            }
+            Kind::AddrCode => DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8)),
+            Kind::FrameList => DataType::List(Arc::new(Field::new("item", DataType::UInt64, false))),
             Kind::TextList => DataType::List(Arc::new(Field::new("item", DataType::Utf8, false))),
-            Kind::Values => DataType::List(Arc::new(Field::new(
-                "item",
-                DataType::Struct(value_fields()),
-                false,
-            ))),
+            Kind::Values => DataType::List(Arc::new(Field::new("item", DataType::Struct(value_fields()), false))),
         }
     }
 }
@@ -202,31 +182,15 @@ pub const VERDICT: &[Column] = &[
 /// The findings table: every finding of every flow, the primary first (rank 0).
 pub const FINDING: &[Column] = &[
     col("stream", Kind::U32, "Flow number (tcp.stream)"),
-    col(
-        "rank",
-        Kind::U8,
-        "0 for the primary finding, then by share explained",
-    ),
+    col("rank", Kind::U8, "0 for the primary finding, then by share explained"),
     col("id", Kind::Code, "Catalogue id (catalogue/findings.toml)"),
-    col(
-        "field",
-        Kind::Words,
-        "Wireshark-style filter name (tcpdiag.verdict.*)",
-    ),
+    col("field", Kind::Words, "Wireshark-style filter name (tcpdiag.verdict.*)"),
     col("severity", Kind::Code, "chat, note, warn or error"),
-    col(
-        "share",
-        Kind::F64,
-        "Share of the busy time this finding explains (0..1)",
-    ),
+    col("share", Kind::F64, "Share of the busy time this finding explains (0..1)"),
     col("message", Kind::Words, "The finding in words"),
     col("remedy", Kind::Words, "What to do about it"),
     col("frames", Kind::FrameList, "Frames that show it"),
-    col(
-        "values",
-        Kind::Values,
-        "The numbers behind the message: name, unit, number (or text)",
-    ),
+    col("values", Kind::Values, "The numbers behind the message: name, unit, number (or text)"),
 ];
 
 /// The events table: one row per packet event of the catalogue (retransmission, D-SACK …).
@@ -247,37 +211,13 @@ pub const PACKET: &[Column] = &[
     col("ts", Kind::Time, "Capture time, UTC (frame.time_epoch)"),
     col("src", Kind::AddrCode, "Source address (ip.src / ipv6.src)"),
     col("sport", Kind::U16, "Source port (tcp.srcport)"),
-    col(
-        "dst",
-        Kind::AddrCode,
-        "Destination address (ip.dst / ipv6.dst)",
-    ),
+    col("dst", Kind::AddrCode, "Destination address (ip.dst / ipv6.dst)"),
     col("dport", Kind::U16, "Destination port (tcp.dstport)"),
-    col(
-        "seq_raw",
-        Kind::U32,
-        "Sequence number as on the wire (tcp.seq_raw)",
-    ),
-    col(
-        "ack_raw",
-        Kind::U32,
-        "Acknowledgement number as on the wire (tcp.ack_raw)",
-    ),
-    col(
-        "tcp_len",
-        Kind::U32,
-        "TCP payload length from the IP lengths, not the captured length (tcp.len)",
-    ),
-    col(
-        "flags",
-        Kind::U16,
-        "TCP flag bits: FIN=1 SYN=2 RST=4 PSH=8 ACK=16 URG=32 ECE=64 CWR=128 AE=256 (tcp.flags)",
-    ),
-    col(
-        "win_raw",
-        Kind::U16,
-        "Window field before scaling (tcp.window_size_value)",
-    ),
+    col("seq_raw", Kind::U32, "Sequence number as on the wire (tcp.seq_raw)"),
+    col("ack_raw", Kind::U32, "Acknowledgement number as on the wire (tcp.ack_raw)"),
+    col("tcp_len", Kind::U32, "TCP payload length from the IP lengths, not the captured length (tcp.len)"),
+    col("flags", Kind::U16, "TCP flag bits: FIN=1 SYN=2 RST=4 PSH=8 ACK=16 URG=32 ECE=64 CWR=128 AE=256 (tcp.flags)"),
+    col("win_raw", Kind::U16, "Window field before scaling (tcp.window_size_value)"),
 ];
 
 /// The analysis columns of the packets table (`--analysis`): what the engine says about
@@ -325,37 +265,13 @@ pub const SERIES: &[Column] = &[
     col("frame", Kind::U64, "Frame number"),
     col("time", Kind::Time, "Capture time (UTC)"),
     col("t", Kind::F64, "Seconds since the flow's first packet"),
-    col(
-        "in_flight",
-        Kind::U64,
-        "Bytes in flight after this packet (RFC 6675 pipe)",
-    ),
-    col(
-        "rwnd",
-        Kind::U64,
-        "Receive window limiting the data direction, bytes",
-    ),
-    opt(
-        "cwnd",
-        Kind::U64,
-        "cwnd estimate or lower bound, bytes (empty: unknown)",
-    ),
+    col("in_flight", Kind::U64, "Bytes in flight after this packet (RFC 6675 pipe)"),
+    col("rwnd", Kind::U64, "Receive window limiting the data direction, bytes"),
+    opt("cwnd", Kind::U64, "cwnd estimate or lower bound, bytes (empty: unknown)"),
     col("cwnd_conf", Kind::Code, "none, bound or estimate"),
-    col(
-        "limit",
-        Kind::Code,
-        "Limit state (unknown, rwnd, zero_window, recovery, cwnd, sndbuf, app, idle)",
-    ),
-    col(
-        "throughput_bps",
-        Kind::F64,
-        "Bits sent (retransmissions included) in the trailing window ÷ window",
-    ),
-    col(
-        "goodput_bps",
-        Kind::F64,
-        "Bits newly acknowledged in the trailing window ÷ window",
-    ),
+    col("limit", Kind::Code, "Limit state (unknown, rwnd, zero_window, recovery, cwnd, sndbuf, app, idle)"),
+    col("throughput_bps", Kind::F64, "Bits sent (retransmissions included) in the trailing window ÷ window"),
+    col("goodput_bps", Kind::F64, "Bits newly acknowledged in the trailing window ÷ window"),
     opt("rtt_ms", Kind::F64, "RTT sample carried by this ACK, ms"),
 ];
 
@@ -436,38 +352,14 @@ pub const PAIR_FINDING: &[Column] = &[
     col("pair", Kind::U32, "Pair number"),
     opt("stream_a", Kind::U32, "tcp.stream in capture A"),
     opt("stream_b", Kind::U32, "tcp.stream in capture B"),
-    col(
-        "rank",
-        Kind::U8,
-        "0 for the primary finding, then by severity and share",
-    ),
+    col("rank", Kind::U8, "0 for the primary finding, then by severity and share"),
     col("id", Kind::Code, "Catalogue id (catalogue/findings.toml)"),
-    col(
-        "field",
-        Kind::Words,
-        "Wireshark-style filter name (tcpdiag.compare.*)",
-    ),
+    col("field", Kind::Words, "Wireshark-style filter name (tcpdiag.compare.*)"),
     col("severity", Kind::Code, "chat, note, warn or error"),
-    col(
-        "share",
-        Kind::F64,
-        "How much of the pair's trouble it explains (0..1), for ranking",
-    ),
+    col("share", Kind::F64, "How much of the pair's trouble it explains (0..1), for ranking"),
     col("message", Kind::Words, "The finding in words"),
     col("remedy", Kind::Words, "What to do about it"),
-    col(
-        "frames_a",
-        Kind::FrameList,
-        "Frames of capture A that show it",
-    ),
-    col(
-        "frames_b",
-        Kind::FrameList,
-        "Frames of capture B that show it",
-    ),
-    col(
-        "values",
-        Kind::Values,
-        "The numbers behind the message: name, unit, number (or text)",
-    ),
+    col("frames_a", Kind::FrameList, "Frames of capture A that show it"),
+    col("frames_b", Kind::FrameList, "Frames of capture B that show it"),
+    col("values", Kind::Values, "The numbers behind the message: name, unit, number (or text)"),
 ];

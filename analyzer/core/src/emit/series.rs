@@ -85,26 +85,11 @@ impl SeriesColumns {
         let flows = flows
             .into_iter()
             .map(|(s, flow)| {
-                let flow = SeriesFlow {
-                    window_ns: flow.window_ns.max(1),
-                    ..flow
-                };
-                (
-                    s,
-                    FlowRates {
-                        flow,
-                        first_ts: None,
-                        sent: Trailing::default(),
-                        acked: Trailing::default(),
-                        highest_ack: None,
-                    },
-                )
+                let flow = SeriesFlow { window_ns: flow.window_ns.max(1), ..flow };
+                (s, FlowRates { flow, first_ts: None, sent: Trailing::default(), acked: Trailing::default(), highest_ack: None })
             })
             .collect();
-        SeriesColumns {
-            flows,
-            ..Default::default()
-        }
+        SeriesColumns { flows, ..Default::default() }
     }
 
     pub fn len(&self) -> usize {
@@ -141,9 +126,7 @@ impl SeriesColumns {
 
 impl NotesSink for SeriesColumns {
     fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, n: &PacketNotes) {
-        let Some(f) = self.flows.get_mut(&place.flow) else {
-            return;
-        };
+        let Some(f) = self.flows.get_mut(&place.flow) else { return };
         let dd = f.flow.data_dir;
         let ts = frame.ts_ns;
         let first = *f.first_ts.get_or_insert(ts);
@@ -175,8 +158,7 @@ impl NotesSink for SeriesColumns {
         self.t.push(ts.saturating_sub(first) as f64 / 1e9);
         self.in_flight.push(n.in_flight);
         self.rwnd.push(n.rwnd);
-        self.cwnd
-            .push((n.cwnd_conf != CwndConfidence::None).then_some(n.cwnd));
+        self.cwnd.push((n.cwnd_conf != CwndConfidence::None).then_some(n.cwnd));
         self.cwnd_conf.push(n.cwnd_conf as u8);
         self.limit.push(n.limit as u8);
         self.throughput_bps.push(f.sent.rate(ts, w));

@@ -16,10 +16,7 @@ impl FlowKey {
         let d = (seg.dst, seg.dport);
         // (address, port) order, compared as integers: the byte-wise array comparison
         // was a tenth of placing a segment.
-        let (a, b) = (
-            u128::from_be_bytes(seg.src.0),
-            u128::from_be_bytes(seg.dst.0),
-        );
+        let (a, b) = (u128::from_be_bytes(seg.src.0), u128::from_be_bytes(seg.dst.0));
         if (a, seg.sport) <= (b, seg.dport) {
             FlowKey { lo: s, hi: d }
         } else {

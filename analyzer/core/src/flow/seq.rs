@@ -19,19 +19,11 @@ impl SeqNumber {
     }
     #[inline]
     pub fn max(self, other: SeqNumber) -> SeqNumber {
-        if other > self {
-            other
-        } else {
-            self
-        }
+        if other > self { other } else { self }
     }
     #[inline]
     pub fn min(self, other: SeqNumber) -> SeqNumber {
-        if other < self {
-            other
-        } else {
-            self
-        }
+        if other < self { other } else { self }
     }
 }
 

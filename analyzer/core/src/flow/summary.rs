@@ -59,14 +59,7 @@ impl FlowSummary {
         }
     }
 
-    pub fn record(
-        &mut self,
-        seg: &TcpSegment,
-        dir: Direction,
-        frame: u64,
-        ts_ns: i64,
-        frame_len: u32,
-    ) {
+    pub fn record(&mut self, seg: &TcpSegment, dir: Direction, frame: u64, ts_ns: i64, frame_len: u32) {
         self.last_frame = frame;
         self.last_ts_ns = self.last_ts_ns.max(ts_ns);
         let side = &mut self.sides[dir.index()];

@@ -52,14 +52,7 @@ impl FlowTable {
 
     /// Places one segment. `has_length` is false for segments quoted in ICMP errors and
     /// for IP fragments, whose length Wireshark does not know.
-    pub fn place(
-        &mut self,
-        seg: &TcpSegment,
-        frame: u64,
-        ts_ns: i64,
-        frame_len: u32,
-        has_length: bool,
-    ) -> Placement {
+    pub fn place(&mut self, seg: &TcpSegment, frame: u64, ts_ns: i64, frame_len: u32, has_length: bool) -> Placement {
         let key = FlowKey::of(seg);
         let cached = match &self.last {
             Some((k, f)) if *k == key => Some(*f),
@@ -84,22 +77,12 @@ impl FlowTable {
             let sides = &mut self.base[flow as usize];
             let fwd = &mut sides[dir.index()];
             if !fwd.set {
-                let isn = if seg.flags & flags::SYN != 0 {
-                    seg.seq
-                } else {
-                    seg.seq.wrapping_sub(1)
-                };
-                *fwd = BaseSeq {
-                    set: true,
-                    value: SeqNumber(isn),
-                };
+                let isn = if seg.flags & flags::SYN != 0 { seg.seq } else { seg.seq.wrapping_sub(1) };
+                *fwd = BaseSeq { set: true, value: SeqNumber(isn) };
             }
             let rev = &mut sides[dir.reverse().index()];
             if !rev.set && seg.flags & flags::ACK != 0 {
-                *rev = BaseSeq {
-                    set: true,
-                    value: SeqNumber(seg.ack.wrapping_sub(1)),
-                };
+                *rev = BaseSeq { set: true, value: SeqNumber(seg.ack.wrapping_sub(1)) };
             }
         }
 
@@ -157,30 +140,11 @@ mod tests {
     /// Client 10.0.0.1:40000 → server 10.0.0.2:80; tests change one field at a time.
     fn seg(from_client: bool, flags: u16, seq: u32, ack: u32, len: u32) -> TcpSegment {
         let (c, s) = (Addr::v4([10, 0, 0, 1]), Addr::v4([10, 0, 0, 2]));
-        let (src, dst, sport, dport) = if from_client {
-            (c, s, 40000, 80)
-        } else {
-            (s, c, 80, 40000)
-        };
+        let (src, dst, sport, dport) = if from_client { (c, s, 40000, 80) } else { (s, c, 80, 40000) };
         TcpSegment {
-            src,
-            dst,
-            ip_version: 4,
-            tos: 0,
-            ttl: 64,
-            ip_id: 0,
-            sport,
-            dport,
-            seq,
-            ack,
-            flags,
-            window: 1000,
-            header_len: 20,
-            payload_len: len,
-            payload_captured: 0,
-            options: TcpOptions::default(),
-            tunnel_depth: 0,
-            in_icmp_error: false,
+            src, dst, ip_version: 4, tos: 0, ttl: 64, ip_id: 0, sport, dport, seq, ack, flags,
+            window: 1000, header_len: 20, payload_len: len, payload_captured: 0,
+            options: TcpOptions::default(), tunnel_depth: 0, in_icmp_error: false,
         }
     }
     const SYN: u16 = flags::SYN;
@@ -188,23 +152,13 @@ mod tests {
     const ACK: u16 = flags::ACK;
 
     fn place_all(t: &mut FlowTable, segs: &[TcpSegment]) -> Vec<u32> {
-        segs.iter()
-            .enumerate()
-            .map(|(i, s)| t.place(s, i as u64 + 1, i as i64, 60, true).flow)
-            .collect()
+        segs.iter().enumerate().map(|(i, s)| t.place(s, i as u64 + 1, i as i64, 60, true).flow).collect()
     }
 
     #[test]
     fn handshake_both_directions_share_one_flow() {
         let mut t = FlowTable::new();
-        let ids = place_all(
-            &mut t,
-            &[
-                seg(true, SYN, 100, 0, 0),
-                seg(false, SYNACK, 900, 101, 0),
-                seg(true, ACK, 101, 901, 0),
-            ],
-        );
+        let ids = place_all(&mut t, &[seg(true, SYN, 100, 0, 0), seg(false, SYNACK, 900, 101, 0), seg(true, ACK, 101, 901, 0)]);
         assert_eq!(ids, vec![0, 0, 0]);
         let f = &t.flows()[0];
         assert_eq!(f.a.1, 40000);
@@ -216,26 +170,17 @@ mod tests {
     #[test]
     fn syn_retransmitted_with_same_isn_stays_in_flow() {
         let mut t = FlowTable::new();
-        let ids = place_all(
-            &mut t,
-            &[seg(true, SYN, 100, 0, 0), seg(true, SYN, 100, 0, 0)],
-        );
+        let ids = place_all(&mut t, &[seg(true, SYN, 100, 0, 0), seg(true, SYN, 100, 0, 0)]);
         assert_eq!(ids, vec![0, 0]);
     }
 
     #[test]
     fn syn_with_new_isn_reuses_ports_as_new_flow() {
         let mut t = FlowTable::new();
-        let ids = place_all(
-            &mut t,
-            &[
-                seg(true, SYN, 100, 0, 0),
-                seg(false, SYNACK, 900, 101, 0),
-                seg(true, flags::FIN | ACK, 101, 901, 0),
-                seg(true, SYN, 5000, 0, 0),
-                seg(false, SYNACK, 7000, 5001, 0),
-            ],
-        );
+        let ids = place_all(&mut t, &[
+            seg(true, SYN, 100, 0, 0), seg(false, SYNACK, 900, 101, 0), seg(true, flags::FIN | ACK, 101, 901, 0),
+            seg(true, SYN, 5000, 0, 0), seg(false, SYNACK, 7000, 5001, 0),
+        ]);
         assert_eq!(ids, vec![0, 0, 0, 1, 1]);
         assert_eq!(t.flows()[1].first_frame, 4);
     }
@@ -245,14 +190,7 @@ mod tests {
         // First segment seen is data with seq 1000: base = 999; a later SYN with ISN 999
         // is then taken as a retransmission, as Wireshark does.
         let mut t = FlowTable::new();
-        let ids = place_all(
-            &mut t,
-            &[
-                seg(true, ACK, 1000, 50, 10),
-                seg(true, SYN, 999, 0, 0),
-                seg(true, SYN, 1, 0, 0),
-            ],
-        );
+        let ids = place_all(&mut t, &[seg(true, ACK, 1000, 50, 10), seg(true, SYN, 999, 0, 0), seg(true, SYN, 1, 0, 0)]);
         assert_eq!(ids, vec![0, 0, 1]);
     }
 
@@ -260,14 +198,7 @@ mod tests {
     fn base_seq_learned_from_peer_ack() {
         // The server's ACK (ack 101) sets the client's base to 100 before any client segment.
         let mut t = FlowTable::new();
-        let ids = place_all(
-            &mut t,
-            &[
-                seg(false, ACK, 900, 101, 0),
-                seg(true, SYN, 100, 0, 0),
-                seg(true, SYN, 555, 0, 0),
-            ],
-        );
+        let ids = place_all(&mut t, &[seg(false, ACK, 900, 101, 0), seg(true, SYN, 100, 0, 0), seg(true, SYN, 555, 0, 0)]);
         assert_eq!(ids, vec![0, 0, 1]);
     }
 
@@ -276,24 +207,14 @@ mod tests {
         let mut t = FlowTable::new();
         let a = seg(true, ACK, 1000, 50, 10);
         t.place(&a, 1, 0, 60, false);
-        let ids: Vec<u32> = [seg(true, SYN, 5, 0, 0)]
-            .iter()
-            .map(|s| t.place(s, 2, 1, 60, true).flow)
-            .collect();
+        let ids: Vec<u32> = [seg(true, SYN, 5, 0, 0)].iter().map(|s| t.place(s, 2, 1, 60, true).flow).collect();
         assert_eq!(ids, vec![0]);
     }
 
     #[test]
     fn synack_with_new_isn_does_not_open_flow() {
         let mut t = FlowTable::new();
-        let ids = place_all(
-            &mut t,
-            &[
-                seg(true, SYN, 100, 0, 0),
-                seg(false, SYNACK, 900, 101, 0),
-                seg(false, SYNACK, 12345, 101, 0),
-            ],
-        );
+        let ids = place_all(&mut t, &[seg(true, SYN, 100, 0, 0), seg(false, SYNACK, 900, 101, 0), seg(false, SYNACK, 12345, 101, 0)]);
         assert_eq!(ids, vec![0, 0, 0]);
     }
 

@@ -38,16 +38,12 @@ impl Compression {
         if head.starts_with(&GZIP_MAGIC) {
             Some(Compression::Gzip)
         } else if head.starts_with(&ZSTD_MAGIC)
-            || head.get(..4).is_some_and(|m| {
-                u32::from_le_bytes([m[0], m[1], m[2], m[3]]) & !0xf == ZSTD_SKIPPABLE
-            })
+            || head.get(..4).is_some_and(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]) & !0xf == ZSTD_SKIPPABLE)
         {
             Some(Compression::Zstd)
         } else if head.starts_with(&XZ_MAGIC) {
             Some(Compression::Xz)
-        } else if head.starts_with(&BZIP2_MAGIC)
-            && head.get(3).is_some_and(|d| (b'1'..=b'9').contains(d))
-        {
+        } else if head.starts_with(&BZIP2_MAGIC) && head.get(3).is_some_and(|d| (b'1'..=b'9').contains(d)) {
             Some(Compression::Bzip2)
         } else {
             None
@@ -56,9 +52,7 @@ impl Compression {
 
     /// True when `head` (shorter than a full magic) could still begin one.
     pub fn is_prefix_of_magic(head: &[u8]) -> bool {
-        [&GZIP_MAGIC[..], &ZSTD_MAGIC, &XZ_MAGIC, &BZIP2_MAGIC]
-            .iter()
-            .any(|m| m.starts_with(head))
+        [&GZIP_MAGIC[..], &ZSTD_MAGIC, &XZ_MAGIC, &BZIP2_MAGIC].iter().any(|m| m.starts_with(head))
     }
 
     pub fn name(self) -> &'static str {
@@ -74,25 +68,14 @@ impl Compression {
     /// `UnexpectedEof` when `raw` ends inside a member, whatever the decoder says.
     pub fn decoder(self, raw: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
         let ended = Arc::new(AtomicBool::new(false));
-        let raw = EndWatch {
-            inner: raw,
-            ended: ended.clone(),
-        };
+        let raw = EndWatch { inner: raw, ended: ended.clone() };
         let inner: Box<dyn Read + Send> = match self {
             Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
             Compression::Zstd => Box::new(ZstdFrames::new(raw)),
-            Compression::Xz => Box::new(lzma_rust2::XzReader::new_mem_limit(
-                raw,
-                true,
-                XZ_MEM_LIMIT_KB,
-            )),
+            Compression::Xz => Box::new(lzma_rust2::XzReader::new_mem_limit(raw, true, XZ_MEM_LIMIT_KB)),
             Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
         };
-        Box::new(Classified {
-            inner,
-            ended,
-            name: self.name(),
-        })
+        Box::new(Classified { inner, ended, name: self.name() })
     }
 }
 
@@ -128,10 +111,7 @@ impl Read for Classified {
                 io::Error::new(UnexpectedEof, format!("{} stream cut short", self.name))
             } else if matches!(e.kind(), InvalidData | InvalidInput | Other) {
                 let text = one_line(&e);
-                let text = text
-                    .strip_prefix(self.name)
-                    .and_then(|t| t.strip_prefix(": "))
-                    .unwrap_or(&text);
+                let text = text.strip_prefix(self.name).and_then(|t| t.strip_prefix(": ")).unwrap_or(&text);
                 io::Error::new(InvalidData, format!("{}: {text}", self.name))
             } else {
                 e
@@ -157,18 +137,9 @@ mod tests {
 
     #[test]
     fn magics_name_their_format() {
-        assert_eq!(
-            Compression::detect(&[0x1f, 0x8b, 8, 0]),
-            Some(Compression::Gzip)
-        );
-        assert_eq!(
-            Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd, 0]),
-            Some(Compression::Zstd)
-        );
-        assert_eq!(
-            Compression::detect(&[0x5a, 0x2a, 0x4d, 0x18, 4, 0, 0, 0]),
-            Some(Compression::Zstd)
-        );
+        assert_eq!(Compression::detect(&[0x1f, 0x8b, 8, 0]), Some(Compression::Gzip));
+        assert_eq!(Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd, 0]), Some(Compression::Zstd));
+        assert_eq!(Compression::detect(&[0x5a, 0x2a, 0x4d, 0x18, 4, 0, 0, 0]), Some(Compression::Zstd));
         assert_eq!(Compression::detect(b"\xfd7zXZ\0\0"), Some(Compression::Xz));
         assert_eq!(Compression::detect(b"BZh91AY&SY"), Some(Compression::Bzip2));
         assert_eq!(Compression::detect(b"BZh0"), None);

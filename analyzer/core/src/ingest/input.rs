@@ -41,14 +41,9 @@ pub enum Format {
 
 impl Format {
     pub fn detect(head: &[u8]) -> Format {
-        if let Some(m) = head
-            .get(..4)
-            .and_then(|h| pcap::detect([h[0], h[1], h[2], h[3]]))
-        {
+        if let Some(m) = head.get(..4).and_then(|h| pcap::detect([h[0], h[1], h[2], h[3]])) {
             Format::Pcap(m)
-        } else if head.get(..4).is_some_and(|h| {
-            u32::from_le_bytes([h[0], h[1], h[2], h[3]]) == pcapng::section_header::BLOCK_TYPE
-        }) {
+        } else if head.get(..4).is_some_and(|h| u32::from_le_bytes([h[0], h[1], h[2], h[3]]) == pcapng::section_header::BLOCK_TYPE) {
             Format::Pcapng
         } else if head.starts_with(snoop::MAGIC) {
             Format::Snoop
@@ -85,11 +80,7 @@ impl Input {
         // The open file's own metadata (fstat): a FIFO is not opened a second time to ask.
         let meta = file.metadata().map_err(io_error)?;
         if meta.is_dir() {
-            return Err(IngestError::new(
-                IngestErrorKind::Io("is a directory".into()),
-                0,
-                0,
-            ));
+            return Err(IngestError::new(IngestErrorKind::Io("is a directory".into()), 0, 0));
         }
         let raw_bytes = Arc::new(AtomicU64::new(0));
         let regular = meta.is_file();
@@ -112,11 +103,7 @@ impl Input {
         Input::layered(src, None, raw_bytes)
     }
 
-    fn layered(
-        mut src: ByteSource,
-        mut file: Option<File>,
-        raw_bytes: Arc<AtomicU64>,
-    ) -> Result<Input, IngestError> {
+    fn layered(mut src: ByteSource, mut file: Option<File>, raw_bytes: Arc<AtomicU64>) -> Result<Input, IngestError> {
         let mut layers = Vec::new();
         loop {
             let have = src.fill(SNIFF_LEN).map_err(|e| IngestError::io(e, 0))?;
@@ -126,9 +113,7 @@ impl Input {
                 }
                 return Err(IngestError::new(IngestErrorKind::Empty, 0, 0));
             }
-            let Some(c) = Compression::detect(src.peek(SNIFF_LEN)) else {
-                break;
-            };
+            let Some(c) = Compression::detect(src.peek(SNIFF_LEN)) else { break };
             if layers.len() == MAX_LAYERS {
                 let what = format!("more than {MAX_LAYERS} nested compression layers");
                 return Err(IngestError::new(IngestErrorKind::Unsupported(what), 0, 0));
@@ -140,12 +125,7 @@ impl Input {
             layers.push(c);
             file = None;
         }
-        Ok(Input {
-            src,
-            file,
-            layers,
-            raw_bytes,
-        })
+        Ok(Input { src, file, layers, raw_bytes })
     }
 
     /// The first bytes of the (decompressed) stream, up to [`SNIFF_LEN`].

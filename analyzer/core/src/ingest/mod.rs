@@ -137,11 +137,7 @@ impl CaptureReader {
             Format::Pcap(m) => {
                 let (st, iface) = pcap::read_header(&mut src, m)?;
                 interfaces.push(iface);
-                let kind = FormatKind::Pcap {
-                    nanos: m.nanos,
-                    big_endian: m.order == ByteOrder::Big,
-                    modified: m.modified,
-                };
+                let kind = FormatKind::Pcap { nanos: m.nanos, big_endian: m.order == ByteOrder::Big, modified: m.modified };
                 (State::Pcap(st), kind)
             }
             Format::Pcapng => {
@@ -160,14 +156,7 @@ impl CaptureReader {
             }
             Format::NetMon | Format::Unknown => unreachable!("handled above"),
         };
-        Ok(CaptureReader::with(
-            src,
-            state,
-            kind,
-            compression,
-            interfaces,
-            raw_bytes,
-        ))
+        Ok(CaptureReader::with(src, state, kind, compression, interfaces, raw_bytes))
     }
 
     fn with(
@@ -181,11 +170,7 @@ impl CaptureReader {
         CaptureReader {
             src,
             state,
-            format: CaptureFormat {
-                kind,
-                compressed: compression.is_some(),
-                compression,
-            },
+            format: CaptureFormat { kind, compressed: compression.is_some(), compression },
             interfaces,
             options: FrameOptions::default(),
             frames: 0,
@@ -200,26 +185,16 @@ impl CaptureReader {
         if self.done {
             return Ok(None);
         }
-        let whole = |ts_ns, origlen, data| pcapng::Packet {
-            interface: 0,
-            ts_ns,
-            origlen,
-            data,
-            has_options: false,
-        };
+        let whole = |ts_ns, origlen, data| pcapng::Packet { interface: 0, ts_ns, origlen, data, has_options: false };
         let result = match &mut self.state {
-            State::Pcap(st) => pcap::read_record(st, &mut self.src)
-                .map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
+            State::Pcap(st) => pcap::read_record(st, &mut self.src).map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
             State::Pcapng(st) => {
-                let r =
-                    pcapng::read_packet(st, &mut self.src, &mut self.interfaces, &mut self.options);
+                let r = pcapng::read_packet(st, &mut self.src, &mut self.interfaces, &mut self.options);
                 self.frames += st.take_other_records();
                 r
             }
-            State::Snoop => snoop::read_record(&mut self.src)
-                .map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
-            State::Peek(st) => peek::read_record(st, &mut self.src)
-                .map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
+            State::Snoop => snoop::read_record(&mut self.src).map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
+            State::Peek(st) => peek::read_record(st, &mut self.src).map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
             State::NetMon(st) => netmon::read_frame(st, &mut self.interfaces),
         };
         match result {

@@ -149,18 +149,13 @@ fn io_at(offset: u64) -> impl Fn(std::io::Error) -> IngestError {
 /// Reads the header and the frame table. `raw_bytes` follows the reading of a file. The
 /// interface of a file with one link type comes back; files from 2.1 on name a link type
 /// per frame, and their interfaces appear as frames use them.
-pub fn open(
-    mut ra: RandomAccess,
-    raw_bytes: Option<Arc<AtomicU64>>,
-) -> Result<(NetmonState, Vec<InterfaceInfo>), IngestError> {
+pub fn open(mut ra: RandomAccess, raw_bytes: Option<Arc<AtomicU64>>) -> Result<(NetmonState, Vec<InterfaceInfo>), IngestError> {
     let len = ra.seek(SeekFrom::End(0)).map_err(io_at(0))?;
     let mut h = [0u8; header::LEN];
     if len < header::LEN as u64 {
         return Err(IngestError::truncated(header::LEN, len as usize, 0));
     }
-    ra.seek(SeekFrom::Start(0))
-        .and_then(|_| ra.read_exact(&mut h))
-        .map_err(io_at(0))?;
+    ra.seek(SeekFrom::Start(0)).and_then(|_| ra.read_exact(&mut h)).map_err(io_at(0))?;
     let (major, minor) = (h[header::VERSION_MAJOR], h[header::VERSION_MINOR]);
     if !(1..=2).contains(&major) {
         let what = format!("Network Monitor file format {major}.{minor} (1.x and 2.x are read)");
@@ -173,60 +168,34 @@ pub fn open(
         Network::Meta if net < 12 => Some(LINKTYPE_NETMON_META | net as u32),
         _ => {
             let what = format!("Network Monitor network type {net}");
-            return Err(IngestError::new(
-                IngestErrorKind::Unsupported(what),
-                header::NETWORK as u64,
-                0,
-            ));
+            return Err(IngestError::new(IngestErrorKind::Unsupported(what), header::NETWORK as u64, 0));
         }
     };
     let table_at = le32(&h, header::FRAME_TABLE_OFFSET) as u64;
     let table_len = le32(&h, header::FRAME_TABLE_LENGTH);
     let bad = if table_len % 4 != 0 || table_len == 0 {
-        Some(format!(
-            "Network Monitor frame table length {table_len} is not a positive multiple of 4"
-        ))
+        Some(format!("Network Monitor frame table length {table_len} is not a positive multiple of 4"))
     } else if table_len / 4 > MAX_FRAMES {
-        Some(format!(
-            "Network Monitor frame table of {} entries exceeds the maximum {MAX_FRAMES}",
-            table_len / 4
-        ))
+        Some(format!("Network Monitor frame table of {} entries exceeds the maximum {MAX_FRAMES}", table_len / 4))
     } else {
         None
     };
     if let Some(what) = bad {
-        return Err(IngestError::corrupt(
-            what,
-            header::FRAME_TABLE_LENGTH as u64,
-        ));
+        return Err(IngestError::corrupt(what, header::FRAME_TABLE_LENGTH as u64));
     }
     if table_at + table_len as u64 > len {
         return Err(IngestError::new(
-            IngestErrorKind::Truncated {
-                needed: table_at + table_len as u64,
-                available: len,
-            },
+            IngestErrorKind::Truncated { needed: table_at + table_len as u64, available: len },
             table_at,
             0,
         ));
     }
     let mut raw = vec![0u8; table_len as usize];
-    ra.seek(SeekFrom::Start(table_at))
-        .and_then(|_| ra.read_exact(&mut raw))
-        .map_err(io_at(table_at))?;
+    ra.seek(SeekFrom::Start(table_at)).and_then(|_| ra.read_exact(&mut raw)).map_err(io_at(table_at))?;
     let table = raw.chunks_exact(4).map(|c| le32(c, 0)).collect();
     let first = if per_frame { None } else { file_linktype };
-    let resolution = if major == 1 {
-        TsResolution::Pow10(3)
-    } else if minor >= 3 {
-        TsResolution::Pow10(7)
-    } else {
-        TsResolution::MICROS
-    };
-    let ifaces = first.map(|lt| InterfaceInfo {
-        ts_resolution: resolution,
-        ..InterfaceInfo::new(lt, 0)
-    });
+    let resolution = if major == 1 { TsResolution::Pow10(3) } else if minor >= 3 { TsResolution::Pow10(7) } else { TsResolution::MICROS };
+    let ifaces = first.map(|lt| InterfaceInfo { ts_resolution: resolution, ..InterfaceInfo::new(lt, 0) });
     let st = NetmonState {
         file: BufReader::with_capacity(1 << 16, ra),
         major,
@@ -251,15 +220,8 @@ impl NetmonState {
             return (i as u32, None);
         }
         self.linktypes.push(linktype);
-        let resolution = if self.minor >= 3 {
-            TsResolution::Pow10(7)
-        } else {
-            TsResolution::MICROS
-        };
-        let iface = InterfaceInfo {
-            ts_resolution: resolution,
-            ..InterfaceInfo::new(linktype, 0)
-        };
+        let resolution = if self.minor >= 3 { TsResolution::Pow10(7) } else { TsResolution::MICROS };
+        let iface = InterfaceInfo { ts_resolution: resolution, ..InterfaceInfo::new(linktype, 0) };
         (self.linktypes.len() as u32 - 1, Some(iface))
     }
 
@@ -283,11 +245,7 @@ impl NetmonState {
             return Err(IngestError::truncated(buf.len(), available as usize, at));
         }
         let r = self.goto(at).and_then(|_| self.file.read_exact(buf));
-        self.pos = if r.is_ok() {
-            at + buf.len() as u64
-        } else {
-            u64::MAX
-        };
+        self.pos = if r.is_ok() { at + buf.len() as u64 } else { u64::MAX };
         r.map_err(io_at(at))
     }
 
@@ -303,43 +261,24 @@ impl NetmonState {
 
 /// Reads the next frame (in frame-table order); `Ok(None)` after the last. A new
 /// interface (a link type not seen before) is pushed to `ifaces`.
-pub fn read_frame<'a>(
-    st: &'a mut NetmonState,
-    ifaces: &mut Vec<InterfaceInfo>,
-) -> Result<Option<Packet<'a>>, IngestError> {
+pub fn read_frame<'a>(st: &'a mut NetmonState, ifaces: &mut Vec<InterfaceInfo>) -> Result<Option<Packet<'a>>, IngestError> {
     loop {
-        let Some(&at) = st.table.get(st.next) else {
-            return Ok(None);
-        };
+        let Some(&at) = st.table.get(st.next) else { return Ok(None) };
         st.next += 1;
         let at = at as u64;
-        let hlen = if st.major == 1 {
-            RECORD_1X_LEN
-        } else {
-            RECORD_2X_LEN
-        };
+        let hlen = if st.major == 1 { RECORD_1X_LEN } else { RECORD_2X_LEN };
         let mut h = [0u8; RECORD_2X_LEN];
         st.read_exact_at(at, &mut h[..hlen])?;
         let (delta_ns, orig, incl) = if st.major == 1 {
-            (
-                le32(&h, 0) as i64 * 1_000_000,
-                le16(&h, 4) as u32,
-                le16(&h, 6) as u32,
-            )
+            (le32(&h, 0) as i64 * 1_000_000, le16(&h, 4) as u32, le16(&h, 6) as u32)
         } else {
             // Microseconds, unsigned on paper; times before the start appear as huge
             // values that wrap to negative once counted in 100 ns.
             let us = u64::from_le_bytes(h[..8].try_into().unwrap_or_default());
-            (
-                (us.wrapping_mul(10) as i64).wrapping_mul(100),
-                le32(&h, 8),
-                le32(&h, 12),
-            )
+            ((us.wrapping_mul(10) as i64).wrapping_mul(100), le32(&h, 8), le32(&h, 12))
         };
         if incl > MAX_FRAME {
-            let what = format!(
-                "Network Monitor frame captured length {incl} exceeds the maximum {MAX_FRAME}"
-            );
+            let what = format!("Network Monitor frame captured length {incl} exceeds the maximum {MAX_FRAME}");
             return Err(IngestError::corrupt(what, at));
         }
         let tlen = st.trailer_len();
@@ -358,11 +297,7 @@ pub fn read_frame<'a>(
                 let t = &st.buf[incl as usize..];
                 let net = le16(t, 0);
                 if tlen == TRAILER_2_3 {
-                    let ft = i64::from_le_bytes(
-                        t[TRAILER_UTC_TIME..TRAILER_UTC_TIME + 8]
-                            .try_into()
-                            .unwrap_or_default(),
-                    );
+                    let ft = i64::from_le_bytes(t[TRAILER_UTC_TIME..TRAILER_UTC_TIME + 8].try_into().unwrap_or_default());
                     ts_ns = ft.saturating_sub(FILETIME_UNIX_EPOCH).saturating_mul(100);
                 }
                 match network(net) {
@@ -370,8 +305,7 @@ pub fn read_frame<'a>(
                     Network::Meta => LINKTYPE_NETMON_META | net as u32,
                     Network::Skip => continue,
                     Network::Unknown => {
-                        let what =
-                            format!("Network Monitor frame network type 0x{net:04x} unknown");
+                        let what = format!("Network Monitor frame network type 0x{net:04x} unknown");
                         return Err(IngestError::corrupt(what, at));
                     }
                 }

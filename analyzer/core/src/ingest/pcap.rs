@@ -32,12 +32,7 @@ mod record {
     pub const ORIG_LEN: usize = 12;
 }
 /// The record header's four words, in order.
-const FIELDS: [usize; 4] = [
-    record::TS_SEC,
-    record::TS_FRAC,
-    record::INCL_LEN,
-    record::ORIG_LEN,
-];
+const FIELDS: [usize; 4] = [record::TS_SEC, record::TS_FRAC, record::INCL_LEN, record::ORIG_LEN];
 
 /// The link-type field: LINKTYPE_ in the low 26 bits; bit 26 says bits 28-31 hold the FCS
 /// length in 16-bit words.

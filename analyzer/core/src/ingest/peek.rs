@@ -86,8 +86,7 @@ pub fn read_header(src: &mut ByteSource) -> Result<(PeekState, InterfaceInfo), I
         return Err(IngestError::truncated(HEADER_LEN, have, 0));
     }
     let h = src.peek(HEADER_LEN);
-    let linktype =
-        linktype_of(h).ok_or_else(|| IngestError::corrupt("Peek classic file header".into(), 0))?;
+    let linktype = linktype_of(h).ok_or_else(|| IngestError::corrupt("Peek classic file header".into(), 0))?;
     if linktype == u32::MAX {
         let what = "AiroPeek 802.11 capture (Peek classic with radio headers)".to_string();
         return Err(IngestError::new(IngestErrorKind::Unsupported(what), 0, 0));
@@ -109,16 +108,9 @@ pub struct Record<'a> {
 }
 
 /// Reads the next record; `Ok(None)` at a clean end of file.
-pub fn read_record<'a>(
-    st: &PeekState,
-    src: &'a mut ByteSource,
-) -> Result<Option<Record<'a>>, IngestError> {
+pub fn read_record<'a>(st: &PeekState, src: &'a mut ByteSource) -> Result<Option<Record<'a>>, IngestError> {
     let start = src.offset();
-    let hlen = if st.version == 7 {
-        record7::LEN
-    } else {
-        record56::LEN
-    };
+    let hlen = if st.version == 7 { record7::LEN } else { record56::LEN };
     let have = src.fill(hlen).map_err(|e| IngestError::io(e, start))?;
     if have == 0 {
         if src.cut_short() {
@@ -131,21 +123,13 @@ pub fn read_record<'a>(
     }
     let h = src.peek(hlen);
     let (length, slice, ts_ns) = if st.version == 7 {
-        let us = u64::from_be_bytes(
-            h[record7::TIMESTAMP_US..record7::TIMESTAMP_US + 8]
-                .try_into()
-                .unwrap_or_default(),
-        );
+        let us = u64::from_be_bytes(h[record7::TIMESTAMP_US..record7::TIMESTAMP_US + 8].try_into().unwrap_or_default());
         let ns = (us as i128 - MAC_EPOCH_OFFSET_S as i128 * 1_000_000) * 1_000;
         let ns = ns.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
         (be16(h, record7::LENGTH), be16(h, record7::SLICE_LENGTH), ns)
     } else {
         let ms = be32(h, record56::TIMESTAMP_MS) as i64;
-        (
-            be16(h, record56::LENGTH),
-            be16(h, record56::SLICE_LENGTH),
-            st.reference_ns + ms * 1_000_000,
-        )
+        (be16(h, record56::LENGTH), be16(h, record56::SLICE_LENGTH), st.reference_ns + ms * 1_000_000)
     };
     // A slice length of 0 means the whole packet was kept.
     let caplen = if slice == 0 { length } else { slice } as usize;
@@ -157,11 +141,7 @@ pub fn read_record<'a>(
         return Err(IngestError::truncated(hlen + caplen, have, start));
     }
     let rec = src.take(total.min(have));
-    Ok(Some(Record {
-        ts_ns,
-        origlen: length as u32,
-        data: &rec[hlen..hlen + caplen],
-    }))
+    Ok(Some(Record { ts_ns, origlen: length as u32, data: &rec[hlen..hlen + caplen] }))
 }
 
 #[cfg(test)]

@@ -75,9 +75,7 @@ pub fn limit() -> u64 {
 pub fn buffer(mut src: ByteSource, limit: u64, what: &str) -> Result<RandomAccess, IngestError> {
     let mut all = Vec::new();
     loop {
-        let have = src
-            .fill(1 << 20)
-            .map_err(|e| IngestError::io(e, src.offset()))?;
+        let have = src.fill(1 << 20).map_err(|e| IngestError::io(e, src.offset()))?;
         if have == 0 {
             break;
         }
@@ -87,11 +85,7 @@ pub fn buffer(mut src: ByteSource, limit: u64, what: &str) -> Result<RandomAcces
                  up to {} MiB (TCPDIAG_BUFFER_LIMIT_MB), and this one is larger: decompress it to a file first",
                 limit >> 20
             );
-            return Err(IngestError::new(
-                IngestErrorKind::Unsupported(what),
-                all.len() as u64,
-                0,
-            ));
+            return Err(IngestError::new(IngestErrorKind::Unsupported(what), all.len() as u64, 0));
         }
         all.extend_from_slice(src.take(have));
     }

@@ -26,53 +26,44 @@ impl ReadAhead {
         let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(DEPTH);
         let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(inner)));
         let theirs = slot.clone();
-        let started = thread::Builder::new()
-            .name("tcpdiag-decompress".into())
-            .spawn(move || {
-                let Some(mut inner) = theirs.lock().ok().and_then(|mut s| s.take()) else {
-                    return;
-                };
-                loop {
-                    let mut chunk = vec![0u8; CHUNK];
-                    let mut filled = 0;
-                    let result = loop {
-                        match inner.read(&mut chunk[filled..]) {
-                            Ok(0) => break Ok(()),
-                            Ok(n) => {
-                                filled += n;
-                                if filled == CHUNK {
-                                    break Ok(());
-                                }
+        let started = thread::Builder::new().name("tcpdiag-decompress".into()).spawn(move || {
+            let Some(mut inner) = theirs.lock().ok().and_then(|mut s| s.take()) else { return };
+            loop {
+                let mut chunk = vec![0u8; CHUNK];
+                let mut filled = 0;
+                let result = loop {
+                    match inner.read(&mut chunk[filled..]) {
+                        Ok(0) => break Ok(()),
+                        Ok(n) => {
+                            filled += n;
+                            if filled == CHUNK {
+                                break Ok(());
                             }
-                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                            Err(e) => break Err(e),
                         }
-                    };
-                    chunk.truncate(filled);
-                    let end = filled < CHUNK;
-                    if !chunk.is_empty() && tx.send(Ok(chunk)).is_err() {
-                        return; // the reader is gone
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => break Err(e),
                     }
-                    if let Err(e) = result {
-                        let _ = tx.send(Err(e));
-                        return;
-                    }
-                    if end {
-                        return;
-                    }
+                };
+                chunk.truncate(filled);
+                let end = filled < CHUNK;
+                if !chunk.is_empty() && tx.send(Ok(chunk)).is_err() {
+                    return; // the reader is gone
                 }
-            });
+                if let Err(e) = result {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+                if end {
+                    return;
+                }
+            }
+        });
         if started.is_err() {
             if let Some(inner) = slot.lock().ok().and_then(|mut s| s.take()) {
                 return inner;
             }
         }
-        Box::new(ReadAhead {
-            rx,
-            current: Vec::new(),
-            pos: 0,
-            done: false,
-        })
+        Box::new(ReadAhead { rx, current: Vec::new(), pos: 0, done: false })
     }
 }
 
@@ -113,10 +104,7 @@ mod tests {
     impl Read for ThenFail {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
             match self.0.read(buf)? {
-                0 => self
-                    .1
-                    .take()
-                    .map_or(Ok(0), |k| Err(io::Error::new(k, "cut"))),
+                0 => self.1.take().map_or(Ok(0), |k| Err(io::Error::new(k, "cut"))),
                 n => Ok(n),
             }
         }
@@ -125,17 +113,11 @@ mod tests {
     #[test]
     fn bytes_then_the_error_arrive_in_order() {
         let data: Vec<u8> = (0..3 * CHUNK + 17).map(|i| (i % 251) as u8).collect();
-        let mut r = ReadAhead::spawn(Box::new(ThenFail(
-            std::io::Cursor::new(data.clone()),
-            Some(io::ErrorKind::UnexpectedEof),
-        )));
+        let mut r = ReadAhead::spawn(Box::new(ThenFail(std::io::Cursor::new(data.clone()), Some(io::ErrorKind::UnexpectedEof))));
         let mut got = vec![0u8; data.len()];
         r.read_exact(&mut got).unwrap();
         assert_eq!(got, data);
-        assert_eq!(
-            r.read(&mut [0u8; 8]).unwrap_err().kind(),
-            io::ErrorKind::UnexpectedEof
-        );
+        assert_eq!(r.read(&mut [0u8; 8]).unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
         assert_eq!(r.read(&mut [0u8; 8]).unwrap(), 0);
     }
 

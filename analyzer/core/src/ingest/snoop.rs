@@ -67,9 +67,7 @@ fn linktype(datalink: u32, shomiti: bool) -> Option<u32> {
 
 /// Reads the file header (the magic was recognised).
 pub fn read_header(src: &mut ByteSource) -> Result<InterfaceInfo, IngestError> {
-    let have = src
-        .fill(FILE_HEADER_LEN + RECORD_HEADER_LEN)
-        .map_err(|e| IngestError::io(e, 0))?;
+    let have = src.fill(FILE_HEADER_LEN + RECORD_HEADER_LEN).map_err(|e| IngestError::io(e, 0))?;
     if have < FILE_HEADER_LEN {
         return Err(IngestError::truncated(FILE_HEADER_LEN, have, 0));
     }
@@ -88,10 +86,7 @@ pub fn read_header(src: &mut ByteSource) -> Result<InterfaceInfo, IngestError> {
         padding.is_some_and(|p| p >= SHOMITI_TRAILER_LEN)
     };
     let Some(lt) = linktype(datalink, shomiti) else {
-        let what = format!(
-            "snoop datalink type {datalink}{}",
-            if shomiti { " (Shomiti)" } else { "" }
-        );
+        let what = format!("snoop datalink type {datalink}{}", if shomiti { " (Shomiti)" } else { "" });
         return Err(IngestError::new(IngestErrorKind::Unsupported(what), 0, 0));
     };
     src.take(FILE_HEADER_LEN);
@@ -113,9 +108,7 @@ pub struct Record<'a> {
 /// Reads the next record; `Ok(None)` at a clean end of file.
 pub fn read_record(src: &mut ByteSource) -> Result<Option<Record<'_>>, IngestError> {
     let start = src.offset();
-    let have = src
-        .fill(RECORD_HEADER_LEN)
-        .map_err(|e| IngestError::io(e, start))?;
+    let have = src.fill(RECORD_HEADER_LEN).map_err(|e| IngestError::io(e, start))?;
     if have == 0 {
         if src.cut_short() {
             return Err(IngestError::truncated(RECORD_HEADER_LEN, 0, start));
@@ -129,21 +122,13 @@ pub fn read_record(src: &mut ByteSource) -> Result<Option<Record<'_>>, IngestErr
     let orig = be32(h, record::ORIGINAL_LENGTH);
     let incl = be32(h, record::INCLUDED_LENGTH);
     let rec_len = be32(h, record::RECORD_LENGTH);
-    let ts_ns = be32(h, record::TS_SECONDS) as i64 * 1_000_000_000
-        + be32(h, record::TS_MICROSECONDS) as i64 * 1_000;
+    let ts_ns = be32(h, record::TS_SECONDS) as i64 * 1_000_000_000 + be32(h, record::TS_MICROSECONDS) as i64 * 1_000;
     let bad = if incl > MAX_PACKET {
-        Some(format!(
-            "snoop record included length {incl} exceeds the maximum {MAX_PACKET}"
-        ))
+        Some(format!("snoop record included length {incl} exceeds the maximum {MAX_PACKET}"))
     } else if (rec_len as u64) < RECORD_HEADER_LEN as u64 + incl as u64 {
-        Some(format!(
-            "snoop record length {rec_len} is shorter than its header and {incl} captured bytes"
-        ))
+        Some(format!("snoop record length {rec_len} is shorter than its header and {incl} captured bytes"))
     } else if rec_len > MAX_PACKET + 4096 {
-        Some(format!(
-            "snoop record length {rec_len} exceeds the maximum {}",
-            MAX_PACKET + 4096
-        ))
+        Some(format!("snoop record length {rec_len} exceeds the maximum {}", MAX_PACKET + 4096))
     } else {
         None
     };
@@ -158,11 +143,7 @@ pub fn read_record(src: &mut ByteSource) -> Result<Option<Record<'_>>, IngestErr
         return Err(IngestError::truncated(needed, have, start));
     }
     let rec = src.take(total.min(have));
-    Ok(Some(Record {
-        ts_ns,
-        origlen: orig,
-        data: &rec[RECORD_HEADER_LEN..needed],
-    }))
+    Ok(Some(Record { ts_ns, origlen: orig, data: &rec[RECORD_HEADER_LEN..needed] }))
 }
 
 #[cfg(test)]

@@ -99,14 +99,7 @@ impl ByteSource {
         let file = file.try_clone().ok()?;
         let mut s = ByteSource::new(Box::new(io::empty()));
         s.buf = Vec::new();
-        s.map = Some(FileMap {
-            file,
-            len: meta.len(),
-            window: WINDOW,
-            map: None,
-            start: 0,
-            count,
-        });
+        s.map = Some(FileMap { file, len: meta.len(), window: WINDOW, map: None, start: 0, count });
         Some(s)
     }
 
@@ -194,19 +187,11 @@ impl ByteSource {
         if have as u64 >= left {
             return Ok(have); // the window already reaches the end of the file
         }
-        let len = n
-            .max(m.window)
-            .min(usize::try_from(left).unwrap_or(usize::MAX));
+        let len = n.max(m.window).min(usize::try_from(left).unwrap_or(usize::MAX));
         m.map = None; // unmap first: at most one window is resident
-                      // SAFETY: the map is only read, and only through `bytes()`; the file is not written
-                      // by this process (truncation by another process is the SIGBUS documented above).
-        let map = unsafe {
-            MmapOptions::new()
-                .offset(self.offset)
-                .len(len)
-                .populate()
-                .map(&m.file)?
-        };
+        // SAFETY: the map is only read, and only through `bytes()`; the file is not written
+        // by this process (truncation by another process is the SIGBUS documented above).
+        let map = unsafe { MmapOptions::new().offset(self.offset).len(len).populate().map(&m.file)? };
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Sequential);
         m.start = self.offset;
@@ -255,10 +240,7 @@ impl ByteSource {
     /// The buffered, unconsumed bytes and the inner reader, to stack a decoder on top.
     pub fn into_parts(mut self) -> (Vec<u8>, Box<dyn Read + Send>) {
         if let Some(mut m) = self.map.take() {
-            let pending = m
-                .map
-                .as_ref()
-                .map_or(Vec::new(), |w| w[self.pos..self.end].to_vec());
+            let pending = m.map.as_ref().map_or(Vec::new(), |w| w[self.pos..self.end].to_vec());
             let resume = m.start + self.end as u64;
             return match m.file.seek(SeekFrom::Start(resume)) {
                 Ok(_) => (pending, Box::new(CountingReader::new(m.file, m.count))),
@@ -362,8 +344,7 @@ mod tests {
 
     /// A temporary file holding `data`, mapped with a small window.
     fn mapped(data: &[u8], window: usize) -> (ByteSource, Arc<AtomicU64>) {
-        let path =
-            std::env::temp_dir().join(format!("tcpdiag-map-{}-{window}", std::process::id()));
+        let path = std::env::temp_dir().join(format!("tcpdiag-map-{}-{window}", std::process::id()));
         std::fs::write(&path, data).unwrap();
         let file = File::open(&path).unwrap();
         std::fs::remove_file(&path).unwrap(); // the open file stays readable

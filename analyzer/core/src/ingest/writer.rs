@@ -72,11 +72,7 @@ impl<W: Write> PcapngWriter<W> {
 
     /// `add_interface` plus raw options (code, value) written after the standard ones, in
     /// order: e.g. `if_MACaddr` (6), `if_IPv4addr` (4), `if_IPv6addr` (5).
-    pub fn add_interface_with(
-        &mut self,
-        iface: &InterfaceInfo,
-        extra: &[(u16, &[u8])],
-    ) -> io::Result<u32> {
+    pub fn add_interface_with(&mut self, iface: &InterfaceInfo, extra: &[(u16, &[u8])]) -> io::Result<u32> {
         let linktype = u16::try_from(iface.linktype).map_err(|_| {
             invalid(format!(
                 "link type {} does not fit pcapng's 16 bits",

@@ -21,11 +21,7 @@ impl<R: Read> ZstdFrames<R> {
     pub fn new(src: R) -> Self {
         let mut decoder = FrameDecoder::new();
         decoder.set_max_window_size(MAX_WINDOW);
-        ZstdFrames {
-            src: BufReader::with_capacity(1 << 16, src),
-            decoder,
-            in_frame: false,
-        }
+        ZstdFrames { src: BufReader::with_capacity(1 << 16, src), decoder, in_frame: false }
     }
 
     /// Starts the next data frame; false at the end of the stream.
@@ -36,17 +32,10 @@ impl<R: Read> ZstdFrames<R> {
             }
             match self.decoder.reset(&mut self.src) {
                 Ok(()) => return Ok(true),
-                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                    length,
-                    ..
-                })) => {
-                    let skipped =
-                        io::copy(&mut (&mut self.src).take(length as u64), &mut io::sink())?;
+                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
+                    let skipped = io::copy(&mut (&mut self.src).take(length as u64), &mut io::sink())?;
                     if skipped < length as u64 {
-                        return Err(io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            "skippable frame cut short",
-                        ));
+                        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "skippable frame cut short"));
                     }
                 }
                 Err(e) => return Err(invalid(e)),
@@ -72,9 +61,7 @@ impl<R: Read> Read for ZstdFrames<R> {
                 self.in_frame = true;
             }
             while self.decoder.can_collect() == 0 && !self.decoder.is_finished() {
-                self.decoder
-                    .decode_blocks(&mut self.src, BlockDecodingStrategy::UptoBlocks(1))
-                    .map_err(invalid)?;
+                self.decoder.decode_blocks(&mut self.src, BlockDecodingStrategy::UptoBlocks(1)).map_err(invalid)?;
             }
             let n = self.decoder.read(buf)?;
             if n > 0 {
@@ -117,9 +104,7 @@ mod tests {
     fn damaged_header_is_invalid_data() {
         let mut file = raw_frame(b"abc");
         file[4] = 0xff; // reserved bits set
-        let err = ZstdFrames::new(&file[..])
-            .read_to_end(&mut Vec::new())
-            .unwrap_err();
+        let err = ZstdFrames::new(&file[..]).read_to_end(&mut Vec::new()).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
     }
 }

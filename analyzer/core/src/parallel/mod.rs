@@ -26,8 +26,8 @@ use std::thread::JoinHandle;
 use ahash::AHashMap;
 
 use crate::analyse::verdict::{judge, FlowVerdict, JudgeOptions};
-use crate::analyse::FlowState;
 use crate::analyse::{finalisable, Verdicts, CLOSE_GRACE_NS};
+use crate::analyse::FlowState;
 use crate::bpf::FrameFilter;
 use crate::decode::{self, Decoded, TcpSegment};
 use crate::flow::{FlowSummary, FlowTable, Placement};
@@ -57,12 +57,7 @@ pub struct EngineOptions {
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions {
-            jobs: 1,
-            idle_timeout_ns: None,
-            close_grace_ns: CLOSE_GRACE_NS,
-            judge: JudgeOptions::default(),
-        }
+        EngineOptions { jobs: 1, idle_timeout_ns: None, close_grace_ns: CLOSE_GRACE_NS, judge: JudgeOptions::default() }
     }
 }
 
@@ -93,10 +88,7 @@ struct Batch {
 
 impl Batch {
     fn with_capacity() -> Batch {
-        Batch {
-            msgs: Vec::with_capacity(BATCH),
-            sacks: Vec::new(),
-        }
+        Batch { msgs: Vec::with_capacity(BATCH), sacks: Vec::new() }
     }
 
     fn clear(&mut self) {
@@ -138,10 +130,7 @@ impl Worker {
 }
 
 enum Lanes {
-    Inline {
-        worker: Worker,
-        done: Vec<(u32, FlowVerdict)>,
-    },
+    Inline { worker: Worker, done: Vec<(u32, FlowVerdict)> },
     Threads {
         txs: Vec<SyncSender<Batch>>,
         bufs: Vec<Batch>,
@@ -158,13 +147,7 @@ impl Lanes {
     fn new(threads: usize, judge: JudgeOptions) -> Lanes {
         let jobs = threads;
         if jobs == 0 {
-            return Lanes::Inline {
-                worker: Worker {
-                    states: AHashMap::new(),
-                    judge,
-                },
-                done: Vec::new(),
-            };
+            return Lanes::Inline { worker: Worker { states: AHashMap::new(), judge }, done: Vec::new() };
         }
         let (rtx, results) = channel::<(u32, FlowVerdict)>();
         let (spare_tx, spare) = channel::<Batch>();
@@ -177,10 +160,7 @@ impl Lanes {
             let h = std::thread::Builder::new()
                 .name(format!("tcpdiag-analyse-{i}"))
                 .spawn(move || {
-                    let mut w = Worker {
-                        states: AHashMap::new(),
-                        judge,
-                    };
+                    let mut w = Worker { states: AHashMap::new(), judge };
                     let mut send = |s: u32, v: FlowVerdict| {
                         let _ = rtx.send((s, v));
                     };
@@ -194,13 +174,7 @@ impl Lanes {
             txs.push(tx);
             handles.push(h);
         }
-        Lanes::Threads {
-            bufs: (0..jobs).map(|_| Batch::with_capacity()).collect(),
-            txs,
-            spare,
-            handles,
-            results,
-        }
+        Lanes::Threads { bufs: (0..jobs).map(|_| Batch::with_capacity()).collect(), txs, spare, handles, results }
     }
 
     /// Analyses a segment inline, or packs it for its flow's worker.
@@ -233,12 +207,7 @@ impl Lanes {
 
     #[inline]
     fn ship_if_full(&mut self, flow: u32) {
-        let Lanes::Threads {
-            txs, bufs, spare, ..
-        } = self
-        else {
-            return;
-        };
+        let Lanes::Threads { txs, bufs, spare, .. } = self else { return };
         let i = flow as usize % txs.len();
         if bufs[i].msgs.len() >= BATCH {
             let next = spare.try_recv().unwrap_or_else(|_| Batch::with_capacity());
@@ -259,13 +228,7 @@ impl Lanes {
     fn finish(self, out: &mut impl FnMut(u32, FlowVerdict)) {
         match self {
             Lanes::Inline { done, .. } => done.into_iter().for_each(|(s, v)| out(s, v)),
-            Lanes::Threads {
-                txs,
-                bufs,
-                handles,
-                results,
-                ..
-            } => {
+            Lanes::Threads { txs, bufs, handles, results, .. } => {
                 for (tx, buf) in txs.iter().zip(bufs) {
                     if !buf.msgs.is_empty() {
                         let _ = tx.send(buf);
@@ -312,13 +275,7 @@ impl SegmentSink for Dispatch {
             self.active.push(place.flow);
             self.stats.peak_active = self.stats.peak_active.max(self.active.len());
         }
-        self.lanes.segment(
-            place.flow,
-            seg,
-            place.dir.index() as u8,
-            frame.number,
-            frame.ts_ns,
-        );
+        self.lanes.segment(place.flow, seg, place.dir.index() as u8, frame.number, frame.ts_ns);
     }
 }
 
@@ -351,12 +308,7 @@ impl Engine {
             opts,
             table: FlowTable::new(),
             stats: ScanStats::default(),
-            dispatch: Dispatch {
-                lanes,
-                life: Vec::new(),
-                active: Vec::new(),
-                stats: EngineStats::default(),
-            },
+            dispatch: Dispatch { lanes, life: Vec::new(), active: Vec::new(), stats: EngineStats::default() },
             filter,
             now_ns: i64::MIN,
             next_sweep_ns: None,
@@ -387,13 +339,7 @@ impl Engine {
     /// Places and ships a frame that passed the filter and was decoded elsewhere.
     #[inline]
     fn decoded(&mut self, frame: &Frame<'_>, d: Decoded) {
-        place_decoded(
-            &mut self.table,
-            &mut self.stats,
-            frame,
-            d,
-            &mut self.dispatch,
-        );
+        place_decoded(&mut self.table, &mut self.stats, frame, d, &mut self.dispatch);
         self.advance_clock(frame);
     }
 
@@ -402,9 +348,7 @@ impl Engine {
         if frame.ts_ns > self.now_ns {
             self.now_ns = frame.ts_ns;
             match self.next_sweep_ns {
-                None => {
-                    self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval()))
-                }
+                None => self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval())),
                 Some(t) if self.now_ns >= t => self.sweep(),
                 _ => {}
             }
@@ -412,11 +356,7 @@ impl Engine {
     }
 
     fn sweep_interval(&self) -> i64 {
-        let shortest = self
-            .opts
-            .idle_timeout_ns
-            .unwrap_or(i64::MAX)
-            .min(self.opts.close_grace_ns);
+        let shortest = self.opts.idle_timeout_ns.unwrap_or(i64::MAX).min(self.opts.close_grace_ns);
         (shortest / 4).max(SEC / 10)
     }
 
@@ -460,9 +400,7 @@ impl Engine {
     /// The verdict a flow would get if the input ended now (inline engine only: with
     /// worker threads the state lives elsewhere and `None` comes back).
     pub fn judge_now(&self, stream: u32) -> Option<FlowVerdict> {
-        let Lanes::Inline { worker, .. } = &self.dispatch.lanes else {
-            return None;
-        };
+        let Lanes::Inline { worker, .. } = &self.dispatch.lanes else { return None };
         let sum = self.table.flows().get(stream as usize)?;
         match worker.states.get(&stream) {
             Some(st) => Some(judge(st, sum, self.opts.judge)),
@@ -485,24 +423,13 @@ impl Engine {
             self.dispatch.lanes.finish_flow(Box::new(s));
         }
         let verdicts = &mut self.verdicts;
-        self.dispatch
-            .lanes
-            .finish(&mut |s, v| verdicts.keep_largest(s, v));
+        self.dispatch.lanes.finish(&mut |s, v| verdicts.keep_largest(s, v));
         self.stats.input_bytes = input_bytes;
         let flows = self.table.into_flows();
         let mut episodes: Vec<(u32, u32)> = self.verdicts.episodes.drain().collect();
         let verdicts = std::mem::take(&mut self.verdicts).into_vec(&flows, self.opts.judge);
         episodes.sort_unstable();
-        Outcome {
-            scan: Scan {
-                flows,
-                stats: self.stats,
-                error,
-            },
-            verdicts,
-            episodes,
-            engine: self.dispatch.stats,
-        }
+        Outcome { scan: Scan { flows, stats: self.stats, error }, verdicts, episodes, engine: self.dispatch.stats }
     }
 }
 
@@ -517,20 +444,12 @@ pub struct Outcome {
 
 /// Reads a whole source through the engine: `jobs` threads in all (the reader and
 /// jobs − 1 analysis threads); from [`PIPELINE_FROM_JOBS`] on, decoding is spread too.
-pub fn run(
-    mut source: impl FrameSource,
-    opts: EngineOptions,
-    filter: Option<FrameFilter>,
-) -> Outcome {
+pub fn run(mut source: impl FrameSource, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
     run_on(&mut source, opts, filter)
 }
 
 /// [`run`] on a borrowed source (to ask it afterwards, e.g. which merged input failed).
-pub fn run_on<S: FrameSource>(
-    source: &mut S,
-    opts: EngineOptions,
-    filter: Option<FrameFilter>,
-) -> Outcome {
+pub fn run_on<S: FrameSource>(source: &mut S, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
     if opts.jobs >= PIPELINE_FROM_JOBS {
         return run_pipelined(source, opts, filter);
     }
@@ -574,11 +493,7 @@ struct DecodedBatch {
 /// thread places the decoded frames in batch order — so numbering sees frames in capture
 /// order — and ships the segments to the analysis lanes. At most `2 × jobs` batches are
 /// being decoded at once (bounded memory: ≤ 1 MiB of captured bytes each).
-pub fn run_pipelined<S: FrameSource>(
-    source: &mut S,
-    opts: EngineOptions,
-    filter: Option<FrameFilter>,
-) -> Outcome {
+pub fn run_pipelined<S: FrameSource>(source: &mut S, opts: EngineOptions, filter: Option<FrameFilter>) -> Outcome {
     let jobs = opts.jobs.max(1);
     let window = 2 * jobs;
     let mut engine = Engine::new(opts, filter);
@@ -604,14 +519,7 @@ pub fn run_pipelined<S: FrameSource>(
                             })
                             .collect();
                         b.bytes.clear();
-                        if otx
-                            .send(DecodedBatch {
-                                metas: b.metas,
-                                decoded,
-                                bytes: b.bytes,
-                            })
-                            .is_err()
-                        {
+                        if otx.send(DecodedBatch { metas: b.metas, decoded, bytes: b.bytes }).is_err() {
                             break;
                         }
                     }
@@ -623,10 +531,7 @@ pub fn run_pipelined<S: FrameSource>(
     }
     let mut inflight = std::collections::VecDeque::new();
     let mut next = 0usize;
-    let fresh = || RawBatch {
-        metas: Vec::with_capacity(BATCH),
-        bytes: Vec::with_capacity(DECODE_BATCH_BYTES / 4),
-    };
+    let fresh = || RawBatch { metas: Vec::with_capacity(BATCH), bytes: Vec::with_capacity(DECODE_BATCH_BYTES / 4) };
     let mut batch = fresh();
     let mut spare_bytes: Vec<Vec<u8>> = Vec::new();
     let place = |engine: &mut Engine, spare: &mut Vec<Vec<u8>>, db: DecodedBatch| {
@@ -652,9 +557,7 @@ pub fn run_pipelined<S: FrameSource>(
             Ok(Some(f)) => {
                 if engine.passes(&f) {
                     batch.bytes.extend_from_slice(f.data);
-                    batch
-                        .metas
-                        .push((f.number, f.ts_ns, f.origlen, f.linktype, batch.bytes.len()));
+                    batch.metas.push((f.number, f.ts_ns, f.origlen, f.linktype, batch.bytes.len()));
                 }
                 None
             }
@@ -662,15 +565,9 @@ pub fn run_pipelined<S: FrameSource>(
             Err(e) => Some(Some(e)),
         };
         let end = step.is_some();
-        if batch.metas.len() >= BATCH
-            || batch.bytes.len() >= DECODE_BATCH_BYTES
-            || (end && !batch.metas.is_empty())
-        {
+        if batch.metas.len() >= BATCH || batch.bytes.len() >= DECODE_BATCH_BYTES || (end && !batch.metas.is_empty()) {
             let next_batch = match spare_bytes.pop() {
-                Some(bytes) => RawBatch {
-                    metas: Vec::with_capacity(BATCH),
-                    bytes,
-                },
+                Some(bytes) => RawBatch { metas: Vec::with_capacity(BATCH), bytes },
                 None => fresh(),
             };
             let full = std::mem::replace(&mut batch, next_batch);

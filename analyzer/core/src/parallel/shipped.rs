@@ -41,14 +41,7 @@ pub(super) struct Shipped {
 impl Shipped {
     /// Packs `seg`, appending its SACK blocks to `sacks`.
     #[inline]
-    pub fn pack(
-        frame: u64,
-        ts_ns: i64,
-        flow: u32,
-        dir: u8,
-        seg: &TcpSegment,
-        sacks: &mut Vec<(u32, u32)>,
-    ) -> Shipped {
+    pub fn pack(frame: u64, ts_ns: i64, flow: u32, dir: u8, seg: &TcpSegment, sacks: &mut Vec<(u32, u32)>) -> Shipped {
         let o = &seg.options;
         let blocks = o.sack_blocks();
         let sack_at = sacks.len() as u32;
@@ -114,13 +107,7 @@ mod tests {
     /// What the analysis reads of a segment (see the module docs), everything else cleared.
     fn analysed_part(seg: &TcpSegment) -> TcpSegment {
         let o = &seg.options;
-        let mut options = TcpOptions {
-            mss: o.mss,
-            wscale: o.wscale,
-            timestamps: o.timestamps,
-            sack_count: o.sack_count,
-            ..TcpOptions::default()
-        };
+        let mut options = TcpOptions { mss: o.mss, wscale: o.wscale, timestamps: o.timestamps, sack_count: o.sack_count, ..TcpOptions::default() };
         options.sack = o.sack;
         TcpSegment {
             seq: seg.seq,
@@ -137,11 +124,7 @@ mod tests {
 
     #[test]
     fn fits_a_cache_line() {
-        assert!(
-            std::mem::size_of::<Shipped>() <= 56,
-            "{}",
-            std::mem::size_of::<Shipped>()
-        );
+        assert!(std::mem::size_of::<Shipped>() <= 56, "{}", std::mem::size_of::<Shipped>());
     }
 
     #[test]
@@ -164,22 +147,10 @@ mod tests {
         seg.options.sack[..3].copy_from_slice(&[(10, 20), (30, 40), (50, 60)]);
         seg.options.sack_count = 3;
         let with = Shipped::pack(1, 2, 3, 1, &seg, &mut sacks);
-        seg.options = TcpOptions {
-            mss: Some(1460),
-            wscale: Some(7),
-            sack_permitted: true,
-            ..TcpOptions::default()
-        };
+        seg.options = TcpOptions { mss: Some(1460), wscale: Some(7), sack_permitted: true, ..TcpOptions::default() };
         let syn = Shipped::pack(4, 5, 3, 0, &seg, &mut sacks);
         assert_eq!(sacks.len(), 4);
-        let first = TcpSegment {
-            options: TcpOptions {
-                timestamps: Some((1, 2)),
-                sack_count: 3,
-                ..Default::default()
-            },
-            ..seg.clone()
-        };
+        let first = TcpSegment { options: TcpOptions { timestamps: Some((1, 2)), sack_count: 3, ..Default::default() }, ..seg.clone() };
         let mut first = first;
         first.options.sack[..3].copy_from_slice(&[(10, 20), (30, 40), (50, 60)]);
         assert_eq!(with.unpack(&sacks), analysed_part(&first));

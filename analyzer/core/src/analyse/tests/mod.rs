@@ -30,26 +30,14 @@ pub struct Trace {
 
 impl Trace {
     pub fn new() -> Trace {
-        Trace {
-            fs: FlowState::default(),
-            frame: 0,
-            ip_id: [100, 500],
-        }
+        Trace { fs: FlowState::default(), frame: 0, ip_id: [100, 500] }
     }
 
     /// A segment from `from` at `at_us`; fill it in, then [`Seg::send`].
     pub fn seg(&mut self, at_us: i64, from: usize) -> Seg<'_> {
         let seg = TcpSegment {
-            src: Addr::v4(if from == A {
-                [10, 0, 0, 1]
-            } else {
-                [10, 0, 0, 2]
-            }),
-            dst: Addr::v4(if from == A {
-                [10, 0, 0, 2]
-            } else {
-                [10, 0, 0, 1]
-            }),
+            src: Addr::v4(if from == A { [10, 0, 0, 1] } else { [10, 0, 0, 2] }),
+            dst: Addr::v4(if from == A { [10, 0, 0, 2] } else { [10, 0, 0, 1] }),
             ip_version: 4,
             tos: 0,
             ttl: 64,
@@ -67,29 +55,14 @@ impl Trace {
             tunnel_depth: 0,
             in_icmp_error: false,
         };
-        Seg {
-            trace: self,
-            from,
-            at_us,
-            seg,
-            new_ip_id: true,
-        }
+        Seg { trace: self, from, at_us, seg, new_ip_id: true }
     }
 
     /// SYN (A, at 0), SYN/ACK (B, after `gap1_us`), ACK (A, `gap2_us` later), both SYNs
     /// with MSS 1460, SACK permitted and window scale `wscale` (None: no option).
     pub fn handshake(&mut self, gap1_us: i64, gap2_us: i64, wscale: Option<u8>) {
-        self.seg(0, A)
-            .rel_seq(0)
-            .flags(flags::SYN)
-            .syn_options(wscale)
-            .send();
-        self.seg(gap1_us, B)
-            .rel_seq(0)
-            .rel_ack(1)
-            .flags(flags::SYN | flags::ACK)
-            .syn_options(wscale)
-            .send();
+        self.seg(0, A).rel_seq(0).flags(flags::SYN).syn_options(wscale).send();
+        self.seg(gap1_us, B).rel_seq(0).rel_ack(1).flags(flags::SYN | flags::ACK).syn_options(wscale).send();
         self.seg(gap1_us + gap2_us, A).rel_ack(1).send();
     }
 }
@@ -155,23 +128,12 @@ impl Seg<'_> {
 
     /// Hands the segment to the flow; returns the notes of this packet.
     pub fn send(self) -> PacketNotes {
-        let Seg {
-            trace,
-            from,
-            at_us,
-            mut seg,
-            new_ip_id,
-        } = self;
+        let Seg { trace, from, at_us, mut seg, new_ip_id } = self;
         if new_ip_id {
             trace.ip_id[from] = trace.ip_id[from].wrapping_add(1);
         }
         seg.ip_id = trace.ip_id[from];
         trace.frame += 1;
-        trace.fs.on_segment(
-            &seg,
-            from,
-            trace.frame,
-            1_700_000_000_000_000_000 + at_us * 1_000,
-        )
+        trace.fs.on_segment(&seg, from, trace.frame, 1_700_000_000_000_000_000 + at_us * 1_000)
     }
 }

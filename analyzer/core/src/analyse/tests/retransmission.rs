@@ -19,11 +19,7 @@ fn resend_after_duplicate_acks_is_a_fast_retransmission_of_the_first_copy() {
     // Segment 2 lost: the ACK of segment 1, then one duplicate per segment above the hole.
     t.seg(81_000, B).rel_ack(1 + MSS).send();
     for k in 0..2 {
-        let n = t
-            .seg(81_001 + k, B)
-            .rel_ack(1 + MSS)
-            .sack(&[(1 + 2 * MSS, 1 + (3 + k as u32) * MSS)])
-            .send();
+        let n = t.seg(81_001 + k, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + (3 + k as u32) * MSS)]).send();
         assert_eq!((n.dup_ack, n.dup_ack_of), (k as u32 + 1, 8));
     }
     let n = t.seg(81_100, A).data(1 + MSS, MSS).send();

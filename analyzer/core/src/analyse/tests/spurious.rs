@@ -12,17 +12,10 @@ fn a_dsack_of_the_resent_bytes_proves_the_retransmission_spurious() {
     let rx = t.seg(441_000, A).data(1, MSS).send(); // frame 5, an RTO retransmission
     assert_eq!(rx.retrans, RetransKind::Rto);
     // The original had arrived: the ACK covers it and D-SACKs the copy.
-    let n = t
-        .seg(481_000, B)
-        .rel_ack(1 + MSS)
-        .sack(&[(1, 1 + MSS)])
-        .send();
+    let n = t.seg(481_000, B).rel_ack(1 + MSS).sack(&[(1, 1 + MSS)]).send();
     assert!(n.dsack);
     assert_eq!(n.dsack_edges, (1, 1 + MSS));
-    assert_eq!(
-        (n.spurious_of, n.spurious_by, n.spurious_orig),
-        (5, Evidence::Dsack, 4)
-    );
+    assert_eq!((n.spurious_of, n.spurious_by, n.spurious_orig), (5, Evidence::Dsack, 4));
 }
 
 #[test]

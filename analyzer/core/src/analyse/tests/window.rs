@@ -9,32 +9,17 @@ fn both_syns_with_window_scale_scale_the_window() {
     let mut t = Trace::new();
     t.handshake(40_000, 100, Some(7));
     let n = t.seg(41_000, B).rel_ack(1).win(1_000).send();
-    assert_eq!(
-        (n.data_dir, n.rwnd, n.rwnd_basis),
-        (A as u8, 128_000, Some(RwndBasis::Known))
-    );
+    assert_eq!((n.data_dir, n.rwnd, n.rwnd_basis), (A as u8, 128_000, Some(RwndBasis::Known)));
 }
 
 #[test]
 fn synack_without_window_scale_leaves_every_window_unscaled() {
     let mut t = Trace::new();
-    t.seg(0, A)
-        .rel_seq(0)
-        .flags(flags::SYN)
-        .syn_options(Some(7))
-        .send();
-    t.seg(40_000, B)
-        .rel_seq(0)
-        .rel_ack(1)
-        .flags(flags::SYN | flags::ACK)
-        .syn_options(None)
-        .send();
+    t.seg(0, A).rel_seq(0).flags(flags::SYN).syn_options(Some(7)).send();
+    t.seg(40_000, B).rel_seq(0).rel_ack(1).flags(flags::SYN | flags::ACK).syn_options(None).send();
     t.seg(40_100, A).rel_ack(1).send();
     let n = t.seg(41_000, B).rel_ack(1).win(65_535).send();
-    assert_eq!(
-        (n.rwnd, n.rwnd_basis),
-        (65_535, Some(RwndBasis::NotNegotiated))
-    );
+    assert_eq!((n.rwnd, n.rwnd_basis), (65_535, Some(RwndBasis::NotNegotiated)));
 }
 
 #[test]

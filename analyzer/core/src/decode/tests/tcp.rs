@@ -29,17 +29,8 @@ fn tcp_options_cut_by_snaplen_keep_the_segment() {
 fn tcp_fixed_header_beyond_capture_is_truncated() {
     let frame = eth_v4_tcp();
     let r = decode(lt::ETHERNET, &frame[..TCP_AT + 19], frame.len() as u32);
-    let want = StopReason::Truncated {
-        needed: 20,
-        available: 19,
-    };
-    assert_eq!(
-        r,
-        Decoded::Other {
-            layer: Layer::Transport,
-            reason: want
-        }
-    );
+    let want = StopReason::Truncated { needed: 20, available: 19 };
+    assert_eq!(r, Decoded::Other { layer: Layer::Transport, reason: want });
 }
 
 #[test]

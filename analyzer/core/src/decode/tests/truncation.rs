@@ -160,11 +160,7 @@ fn every_prefix_never_panics_and_cut_headers_are_truncated() {
                 let Decoded::Tcp(s) = r else {
                     panic!("frame {i} cut at {cut}: {r:?}")
                 };
-                assert_eq!(
-                    s.options.truncated,
-                    cut < headers_end,
-                    "frame {i} cut at {cut}"
-                );
+                assert_eq!(s.options.truncated, cut < headers_end, "frame {i} cut at {cut}");
                 assert_eq!(s.payload_captured as usize, cut.saturating_sub(headers_end));
                 assert_eq!(s.payload_len, full.payload_len, "frame {i} cut at {cut}");
                 assert_eq!(
