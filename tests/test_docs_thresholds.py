@@ -1,0 +1,66 @@
+"""The prose of docs/verdicts.md and docs/engine.md states the engine's thresholds; the
+constants in analyse/*.rs are the one source. Each phrase below is rebuilt from the
+constants and must appear in the doc (line breaks aside), so a changed threshold fails here
+until its prose says the same."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ANALYSE = ROOT / "analyzer" / "core" / "src" / "analyse"
+WORDS = {2: "two", 8: "eight"}
+
+
+def constants() -> dict[str, float]:
+    out = {}
+    for rs in ANALYSE.glob("*.rs"):
+        for name, value in re.findall(r"^(?:pub )?const (\w+): \w+ = ([0-9_.]+);", rs.read_text(), re.M):
+            out[name] = float(value.replace("_", ""))
+    return out
+
+
+def pct(x: float) -> str:
+    return f"{x * 100:g}"
+
+
+def times(x: float) -> str:
+    return f"{x:g}"
+
+
+def word(x: float) -> str:
+    return WORDS[int(x)]
+
+
+def half(x: float) -> str:
+    assert x == 0.5, "the prose says half"
+    return "half"
+
+
+#: (doc, phrase with {0}, {1}… filled from (constant, rendering) in order)
+PHRASES = [
+    ("verdicts.md", "{0}th percentile of the delivery rate over {1:g} ACKs",
+     [("CAPACITY_PERCENTILE", pct), ("SPAN_EVENTS", float)]),
+    ("verdicts.md", "at least {0}× faster and holds ≥ {1} % of those samples",
+     [("PAIR_FASTER", times), ("PAIR_MIN_SHARE", pct)]),
+    ("verdicts.md", "first came within {0} % of that rate, delivered ≥ {1} % of it",
+     [("NEAR_CAPACITY", pct), ("FULL_LINK", pct)]),
+    ("verdicts.md", "mean RTT ≥ {0}× its minimum", [("QUEUE_SIGN", times)]),
+    ("verdicts.md", "an RTT ≥ {0}× its minimum stands in", [("QUEUE_INFLATION", times)]),
+    ("verdicts.md", "(at most {0} of)", [("SLOW_READER_FILL", half)]),
+    ("engine.md", "within {0} RTTs", [("DRY_RTTS", word)]),
+    ("engine.md", "flat within ±{0} % for {1} RTTs", [("FLAT_BAND", pct), ("FLAT_RTTS", word)]),
+    ("engine.md", "the window binds ≥ {0} % of busy time", [("MIN_SHARE", pct)]),
+    ("engine.md", "averaged at most {0} the largest", [("SLOW_READER_FILL", half)]),
+]
+
+
+@pytest.mark.parametrize("doc,phrase,consts", PHRASES, ids=[p[1][:40] for p in PHRASES])
+def test_the_docs_state_the_engines_thresholds(doc, phrase, consts):
+    values = constants()
+    text = " ".join((ROOT / "docs" / doc).read_text().split())
+    want = phrase.format(*(render(values[name]) for name, render in consts))
+    assert want in text, f"docs/{doc} should say “{want}” (from {', '.join(n for n, _ in consts)})"
