@@ -89,8 +89,8 @@ class Verdicts(Mapping[int, FlowVerdict]):
         # Both tables are in stream order: a flow is found by bisection, its findings are
         # one slice.
         self._flows, self._findings = flows, findings
-        self._streams = flows.column("stream").to_numpy()
-        self._f_streams = findings.column("stream").to_numpy()
+        self._streams = tables.numpy(flows.column("stream"))
+        self._f_streams = tables.numpy(findings.column("stream"))
 
     def _index(self, stream: int) -> int | None:
         i = int(np.searchsorted(self._streams, stream))
