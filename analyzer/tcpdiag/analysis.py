@@ -195,7 +195,7 @@ class Analysis:
         out = {}
         for k, ts in parts.items():
             name = "analysis" if k == "packets" else k
-            out[k] = pa.concat_tables(ts, promote_options="permissive") if ts else tables.schema(name).empty_table()
+            out[k] = pa.concat_tables(ts, promote_options="permissive") if ts else tables.empty(name)
         return out
 
     @cached_property
