@@ -36,10 +36,10 @@ def captures() -> list[Path]:
     return sorted(found)
 
 
-def dump(out: Path, tcpdiag: str, big: list[str]) -> None:
+def dump(out: Path, tcpdiag: str, big: list[str], samples: bool = True) -> None:
     out.mkdir(parents=True, exist_ok=True)
     digests: dict[str, dict[str, str]] = {}
-    for cap in [*captures(), *map(Path, big)]:
+    for cap in [*(captures() if samples else []), *map(Path, big)]:
         name = str(cap.relative_to(ROOT)) if cap.is_relative_to(ROOT) else str(cap)
         digests[name] = {}
         for view, args in VIEWS.items():
@@ -88,13 +88,14 @@ def main() -> None:
     d = sub.add_parser("dump")
     d.add_argument("out", type=Path)
     d.add_argument("--tcpdiag", default=str(ROOT / ".venv/bin/tcpdiag"))
-    d.add_argument("--big", action="append", default=[])
+    d.add_argument("--big", action="append", default=[], help="a further capture (repeatable)")
+    d.add_argument("--no-samples", action="store_true", help="only the --big captures")
     f = sub.add_parser("diff")
     f.add_argument("old", type=Path)
     f.add_argument("new", type=Path)
     args = ap.parse_args()
     if args.cmd == "dump":
-        dump(args.out, args.tcpdiag, args.big)
+        dump(args.out, args.tcpdiag, args.big, not args.no_samples)
     else:
         sys.exit(diff(args.old, args.new))
 
