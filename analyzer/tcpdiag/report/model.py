@@ -91,8 +91,6 @@ def build(analysis: "Analysis", *, min_bytes: int = DEFAULT_MIN_BYTES, show_all:
         wanted = np.ones(len(stream_col), bool)
     else:
         wanted = tables.numpy(flows.column("data_bytes")) >= min_bytes
-    reports = []
-    for i in idx[wanted[idx]]:
-        v = analysis.verdicts[int(stream_col[i])]
-        reports.append(FlowReport(int(rank[i]), v.row, v.findings))
+    shown = idx[wanted[idx]]
+    reports = [FlowReport(int(rank[i]), v.row, v.findings) for i, v in zip(shown, analysis.verdicts.at(shown))]
     return Shown(reports, len(idx), int((~wanted).sum()), min_bytes)
