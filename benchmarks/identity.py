@@ -52,8 +52,9 @@ def dump(out: Path, tcpdiag: str, big: list[str], samples: bool = True) -> None:
                 keep = out / "full" / (name.replace("/", "__") + "." + view)
                 keep.parent.mkdir(exist_ok=True)
                 keep.write_bytes(p.stdout)
+        # Written after every capture: an interrupted dump keeps what it did.
+        (out / "digests.json").write_text(json.dumps(digests, indent=1, sort_keys=True))
         print(f"{name}: done", file=sys.stderr)
-    (out / "digests.json").write_text(json.dumps(digests, indent=1, sort_keys=True))
 
 
 def diff(old: Path, new: Path) -> int:
