@@ -30,6 +30,7 @@ ENGINE_LABELS = {
     "rwnd_static": ("rwnd-limited", "so_rcvbuf"),  # "remove the static SO_RCVBUF"
     "wscale_missing": ("rwnd-limited", "no_wscale"),
     "zero_window_stall": ("rwnd-limited", "slow_reader"),  # "the receiving application ..."
+    "rwnd_slow_reader": ("rwnd-limited", "slow_reader"),  # "the receiving application ..."
     "sndbuf_limited": ("sndbuf-limited", None),
     "app_limited": ("app-limited", None),
     "reorder_limited": ("reorder-limited", None),

@@ -18,6 +18,7 @@ pub enum FindingId {
     RwndStatic,
     WscaleMissing,
     ZeroWindowStall,
+    RwndSlowReader,
     SndbufLimited,
     AppLimited,
     ReorderLimited,
@@ -82,7 +83,7 @@ pub struct Entry {
     pub remedy: &'static str,
 }
 
-pub static ENTRIES: [Entry; 41] = [
+pub static ENTRIES: [Entry; 42] = [
     Entry {
         id: "retransmission",
         field: "tcpdiag.analysis.retransmission",
@@ -208,6 +209,15 @@ pub static ENTRIES: [Entry; 41] = [
         scope: Scope::Flow,
         message: "Receiver advertised a zero window {count} times, stalled {stall} ({share} of the transfer)",
         remedy: "The receiving application is not reading fast enough: profile it or read on a separate thread",
+    },
+    Entry {
+        id: "rwnd_slow_reader",
+        field: "tcpdiag.verdict.rwnd_slow_reader",
+        group: "sequence",
+        severity: Severity::Warn,
+        scope: Scope::Flow,
+        message: "Receive window held down by a slow reader {share} of the time: {rwnd} open on average, {fill} of the {peak} advertised before",
+        remedy: "The receiving application is not reading fast enough: profile it or read on a separate thread (a bigger buffer only delays the stall)",
     },
     Entry {
         id: "sndbuf_limited",
@@ -455,7 +465,7 @@ pub static ENTRIES: [Entry; 41] = [
 ];
 
 impl FindingId {
-    pub const ALL: [FindingId; 41] = [
+    pub const ALL: [FindingId; 42] = [
         FindingId::Retransmission,
         FindingId::SpuriousRetransmission,
         FindingId::Dsack,
@@ -470,6 +480,7 @@ impl FindingId {
         FindingId::RwndStatic,
         FindingId::WscaleMissing,
         FindingId::ZeroWindowStall,
+        FindingId::RwndSlowReader,
         FindingId::SndbufLimited,
         FindingId::AppLimited,
         FindingId::ReorderLimited,

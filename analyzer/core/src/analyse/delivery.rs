@@ -6,6 +6,12 @@
 //! flow's own rate over that capacity is how busy it kept the bottleneck — counted, as
 //! the bottleneck's busy time is, from when the flow first came near that rate (the end
 //! of its slow start or startup), not from its first packet.
+//!
+//! A flow that never fills the link (a window of two segments, a shallow queue dropping
+//! everything above it) delivers at its own rate in every 16-ACK stretch, so that
+//! percentile is its rate, not the link's. Its ACKs still come in pairs spaced by the
+//! bottleneck: each ACK's bytes over the gap since the previous one (a packet pair) sit in
+//! a cluster at the link's rate. A clearly faster cluster of those wins.
 
 /// ACK events a rate sample spans: enough to smooth delayed and stretch ACKs.
 const SPAN_EVENTS: usize = 16;
@@ -15,6 +21,12 @@ const MIN_SPAN_NS: i64 = 200_000;
 const BINS_PER_OCTAVE: f64 = 8.0;
 const BINS: usize = 8 * 28;
 const FLOOR_BPS: f64 = 1e3;
+/// A cluster of packet-pair samples believed as the link's rate: this many samples and
+/// this share of them, and this much faster than the 16-ACK percentile (closer is that
+/// same rate seen with ACK-timing jitter).
+const PAIR_MIN_SAMPLES: u32 = 16;
+const PAIR_MIN_SHARE: f64 = 0.1;
+const PAIR_FASTER: f64 = 1.25;
 
 #[derive(Debug, Clone)]
 struct Meter {
@@ -23,6 +35,9 @@ struct Meter {
     filled: bool,
     bins: [u32; BINS],
     samples: u32,
+    /// One ACK's bytes over the gap since the one before: packet-pair rates.
+    pair_bins: [u32; BINS],
+    pair_samples: u32,
     /// (bin, ts, delivered) each time the highest sample reached a new bin: when the
     /// flow first came near a rate, and how much it had delivered by then.
     climbs: Vec<(u16, i64, u64)>,
@@ -45,16 +60,23 @@ impl DeliveryRate {
                 filled: false,
                 bins: [0; BINS],
                 samples: 0,
+                pair_bins: [0; BINS],
+                pair_samples: 0,
                 climbs: Vec::new(),
                 last: (ts, delivered),
             })
         });
+        let (t_prev, d_prev) = m.last;
+        if ts - t_prev >= MIN_SPAN_NS && delivered > d_prev {
+            m.pair_bins[bin_of((delivered - d_prev) as f64 * 8e9 / (ts - t_prev) as f64)] += 1;
+            m.pair_samples += 1;
+        }
         if m.filled {
             let (t0, d0) = m.ring[m.next];
             let span = ts - t0;
             if span >= MIN_SPAN_NS && delivered > d0 {
                 let bps = (delivered - d0) as f64 * 8e9 / span as f64;
-                let bin = (((bps / FLOOR_BPS).max(1.0).log2() * BINS_PER_OCTAVE) as usize).min(BINS - 1);
+                let bin = bin_of(bps);
                 m.bins[bin] += 1;
                 m.samples += 1;
                 if m.climbs.last().map_or(true, |c| (c.0 as usize) < bin) {
@@ -82,6 +104,33 @@ impl DeliveryRate {
         None
     }
 
+    /// The bottleneck's rate: the `q` percentile of the 16-ACK samples, or the densest
+    /// cluster of packet-pair samples when that is clearly faster.
+    pub fn capacity_bps(&self, q: f64) -> Option<f64> {
+        let spans = self.percentile_bps(q)?;
+        Some(
+            self.pair_cluster_bps(spans * PAIR_FASTER)
+                .map_or(spans, |p| p.max(spans)),
+        )
+    }
+
+    /// The middle of the densest three adjacent bins of packet-pair rates above `above`,
+    /// weighted by their counts, if it holds enough samples to be a rate and not noise.
+    fn pair_cluster_bps(&self, above: f64) -> Option<f64> {
+        let m = self.meter.as_ref()?;
+        let b = &m.pair_bins;
+        let first = bin_of(above) + 1;
+        let around = |i: usize| i.saturating_sub(1).max(first)..=(i + 1).min(BINS - 1);
+        let (best, count) = (first..BINS)
+            .map(|i| (i, around(i).map(|j| b[j]).sum::<u32>()))
+            .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)))?;
+        if count < PAIR_MIN_SAMPLES || (count as f64) < m.pair_samples as f64 * PAIR_MIN_SHARE {
+            return None;
+        }
+        let log_sum: f64 = around(best).map(|j| b[j] as f64 * bin_middle(j).ln()).sum();
+        Some((log_sum / count as f64).exp())
+    }
+
     /// The mean delivery rate from the first time a sample came within `near` of `rate`
     /// to the last delivery, with the share of the delivery time that span covers.
     pub fn rate_since_near(&self, rate: f64, near: f64) -> Option<(f64, f64)> {
@@ -91,6 +140,10 @@ impl DeliveryRate {
         let first = m.climbs.first().map_or(t0, |c| c.1);
         (t1 > t0).then(|| ((d1 - d0) as f64 * 8e9 / (t1 - t0) as f64, (t1 - t0) as f64 / (t1 - first).max(1) as f64))
     }
+}
+
+fn bin_of(bps: f64) -> usize {
+    (((bps / FLOOR_BPS).max(1.0).log2() * BINS_PER_OCTAVE) as usize).min(BINS - 1)
 }
 
 fn bin_middle(i: usize) -> f64 {
@@ -129,6 +182,39 @@ mod tests {
         let (rate, span) = r.rate_since_near(cap, 0.8).unwrap();
         assert!((95e6..105e6).contains(&rate), "{rate}");
         assert!((0.45..0.55).contains(&span), "{span}");
+    }
+
+    #[test]
+    fn a_two_segment_window_still_shows_the_link_in_its_ack_pairs() {
+        // 21.6 Mbit/s link, 3.8 ms RTT, two segments a round: the second ACK of each round
+        // comes 536 µs (one 1,448 B segment at the link's rate) after the first.
+        let mut r = DeliveryRate::default();
+        let mut d = 0u64;
+        for round in 0..400i64 {
+            let t = round * 3_800_000;
+            d += 1448;
+            r.on_delivered(t, d);
+            d += 1448;
+            r.on_delivered(t + 536_000, d);
+        }
+        let spans = r.percentile_bps(0.9).unwrap();
+        assert!(spans < 7e6, "{spans}"); // the flow's own rate
+        let cap = r.capacity_bps(0.9).unwrap();
+        assert!((20e6..23.5e6).contains(&cap), "{cap}");
+    }
+
+    #[test]
+    fn a_full_link_with_jittery_acks_keeps_its_rate() {
+        // 100 Mbit/s, an ACK per two segments, gaps jittering ±30 %.
+        let mut r = DeliveryRate::default();
+        let (mut t, mut d) = (0i64, 0u64);
+        for i in 0..5000i64 {
+            t += 231_680 * (70 + (i * 37 % 61)) / 100;
+            d += 2896;
+            r.on_delivered(t, d);
+        }
+        let cap = r.capacity_bps(0.9).unwrap();
+        assert!((95e6..115e6).contains(&cap), "{cap}");
     }
 
     #[test]

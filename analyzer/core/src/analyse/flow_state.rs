@@ -36,6 +36,9 @@ pub struct FlowState {
     /// The last new data of each direction was not a whole number of segments: the
     /// sender's queue ran dry there (a write ended).
     write_ended: [bool; 2],
+    /// A short segment was cut at the window's edge: the next short one not at the edge
+    /// is the rest of it (Linux sends it once the window opens), not the end of a write.
+    split_at_edge: [bool; 2],
     pub first_ts: i64,
     pub last_ts: i64,
     pub packets: u64,
@@ -131,11 +134,23 @@ impl FlowState {
         let dd = if carries_data { d } else { r };
         notes.data_dir = dd as u8;
 
-        // Handshake not captured: flight above the raw window proves a larger shift.
-        let flight_d = self.senders[d].unacked();
-        if let Some(Scaling::Unknown { .. }) = self.scaling[r] {
-            let raw = self.last_window_raw[r];
-            if let Some(shift) = self.scaling[r].as_mut().and_then(|s| s.infer_from_flight(raw, flight_d)) {
+        // Handshake not captured: flight above the raw window proves a larger shift. Away
+        // from the sender the flight is the one it had, rebuilt from ACKs seen earlier
+        // (a receiver's own unacked bytes are a segment or two whatever the window).
+        if let Some(Scaling::Unknown { min_shift }) = self.scaling[r] {
+            let mut raw = self.last_window_raw[r];
+            let away = !self.senders[d].at_sender();
+            let flight_d = if away {
+                // That flight was sent under the window of then, which may since have shrunk.
+                let then = self.senders[d].view(ts);
+                let raw_then = then.rwnd.map_or(0, |w| (w >> min_shift).min(u16::MAX as u64) as u16);
+                raw = raw.max(raw_then);
+                then.unacked
+            } else {
+                self.senders[d].unacked()
+            };
+            let mss = self.senders[d].mss.max(536) as u64;
+            if let Some(shift) = self.scaling[r].as_mut().and_then(|s| s.infer_from_flight(raw, flight_d, mss, away)) {
                 self.inferred_shift[r] = Some(shift);
                 notes.inferred_shift = Some((shift, flight_d));
                 let (w, b) = self.scaling[r].unwrap().rwnd(raw, false);
@@ -150,7 +165,7 @@ impl FlowState {
         notes.rwnd = self.rwnd_for[dd].unwrap_or(0);
         notes.rwnd_basis = self.rwnd_basis[dd];
         let view = self.senders[dd].view(ts);
-        let view_at_sender = self.senders[dd].a2d_ns() < 1_000_000;
+        let view_at_sender = self.senders[dd].at_sender();
         notes.in_flight = view.in_flight;
         notes.unacked = view.unacked;
         notes.sacked = view.sacked;
@@ -158,6 +173,19 @@ impl FlowState {
         notes.rwnd = rwnd_dd.unwrap_or(0);
         let mss = self.senders[dd].mss.max(536) as u64;
         let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss >= w);
+        // A short segment that does not end at the window's edge was all the sender had
+        // (one that fills the window to its edge is cut by the window, not by the writer).
+        if dd == d
+            && seg.payload_len > 0
+            && notes.retrans == super::notes::RetransKind::None
+            && self.write_ended[d]
+        {
+            if window_bound {
+                self.split_at_edge[d] = true;
+            } else if !std::mem::take(&mut self.split_at_edge[d]) {
+                self.limits[d].ran_dry(ts);
+            }
+        }
         if carries_data && dd == d && seg.payload_len > 0 {
             if let Some(w) = rwnd_dd {
                 // Same idea as Wireshark tcp.analysis.window_full: this segment used the

@@ -14,6 +14,10 @@ const FLAT_RTTS: i64 = 8;
 /// adds a segment a round, CUBIC at least about half of one (its TCP-friendly region);
 /// a send buffer adds nothing. Below it — and two segments of ACK-timing noise — flat.
 const CWND_GROWTH_PER_RTT: f64 = 0.25;
+/// A full send buffer, or data queued behind a full cwnd, never runs dry: a sender that
+/// sent the short tail of a write (nothing queued behind it) within this many round trips
+/// is waiting on its application — at any vantage, since segment sizes travel.
+const DRY_RTTS: i64 = 2;
 
 #[derive(Debug, Clone, Default)]
 pub struct LimitTracker {
@@ -32,6 +36,16 @@ pub struct LimitTracker {
     /// Highest flight in the stretch's first round, and in the whole stretch.
     flat_first_peak: u64,
     flat_peak: u64,
+    /// When the sender last sent the short tail of a write with nothing behind it.
+    ran_dry_ns: Option<i64>,
+    /// The window in force, and its integral over the time in the rwnd state: the window
+    /// that limited the sender (a slow reader's is well below the largest advertised).
+    rwnd_now: u64,
+    rwnd_peak: u64,
+    rwnd_limited_ns: i64,
+    rwnd_limited_byte_ns: f64,
+    /// The integral of the window in force over the largest advertised before it.
+    rwnd_limited_fill_ns: f64,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
 }
@@ -47,6 +61,12 @@ impl LimitTracker {
                 self.state_ns[self.settled as usize] += dt - now_state;
                 self.since_data[self.state as usize] += now_state;
                 self.since_data[self.settled as usize] += dt - now_state;
+                let limited = (self.state == LimitState::Rwnd) as i64 * now_state
+                    + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
+                self.rwnd_limited_ns += limited;
+                self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
+                self.rwnd_limited_fill_ns +=
+                    self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
             }
         }
         self.last_ts = Some(ts);
@@ -55,6 +75,11 @@ impl LimitTracker {
     /// New data of this direction was seen.
     pub fn data_seen(&mut self) {
         self.since_data = Default::default();
+    }
+
+    /// The sender's queue ran dry at `ts`: it sent a write's short tail.
+    pub fn ran_dry(&mut self, ts: i64) {
+        self.ran_dry_ns = Some(ts);
     }
 
     /// Moves the time charged since the last new data to `to` (known only afterwards,
@@ -111,9 +136,16 @@ impl LimitTracker {
     ) -> LimitState {
         let growing = s.rtt.srtt_ns.is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
         let flat_since = if growing { ts } else { self.flat_since };
-        let state = Self::decide(s, view, cwnd, rwnd, ts, flat_since);
+        let dry = match (self.ran_dry_ns, s.rtt.srtt_ns) {
+            (Some(t), Some(r)) => ts - t <= DRY_RTTS * r,
+            (dried, None) => dried.is_some(),
+            (None, _) => false,
+        };
+        let state = Self::decide(s, view, cwnd, rwnd, ts, flat_since, dry);
         self.lag_ns = s.a2d_ns();
-        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, settled.rwnd, ts, flat_since) };
+        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, settled.rwnd, ts, flat_since, dry) };
+        self.rwnd_now = rwnd.unwrap_or(0);
+        self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
         if state != self.state && self.first_frame[state as usize] == 0 {
             self.first_frame[state as usize] = frame;
         }
@@ -121,7 +153,8 @@ impl LimitTracker {
         state
     }
 
-    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, flat_since: i64) -> LimitState {
+    #[allow(clippy::too_many_arguments)]
+    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, flat_since: i64, dry: bool) -> LimitState {
         if !s.started || s.data_segments == 0 {
             return LimitState::Unknown;
         }
@@ -144,8 +177,16 @@ impl LimitTracker {
             return LimitState::Idle;
         }
         let pipe = view.in_flight;
-        if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
+        // A sender that just sent all it had waits on its application, whatever cwnd is:
+        // with data queued behind a full cwnd its segments would be full-sized.
+        if dry {
             return LimitState::App;
+        }
+        // Room in cwnd and nothing sent into it from a queue that never ran dry: the
+        // congestion controller's pacing (BBR sends below its cwnd), or a cwnd already
+        // smaller than estimated.
+        if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
+            return LimitState::Cwnd;
         }
         if let Some(srtt) = s.rtt.srtt_ns {
             let no_loss_in_stretch = s.recoveries.last().map_or(true, |r| r.end_ns.is_some_and(|e| e < flat_since));
@@ -154,6 +195,20 @@ impl LimitTracker {
             }
         }
         LimitState::Cwnd
+    }
+
+    /// The mean window while the receiver's window limited the sender, if it ever did.
+    pub fn limiting_rwnd(&self) -> Option<u64> {
+        let t = self.rwnd_limited_ns;
+        (t > 0 && self.rwnd_limited_byte_ns > 0.0)
+            .then(|| (self.rwnd_limited_byte_ns / t as f64) as u64)
+    }
+
+    /// While the window limited the sender, its mean share of the largest window the
+    /// receiver had advertised up to then: about 1 for a buffer at its size (static or
+    /// still growing), low for one holding data its application has not read.
+    pub fn limiting_rwnd_fill(&self) -> Option<f64> {
+        (self.rwnd_limited_ns > 0).then(|| self.rwnd_limited_fill_ns / self.rwnd_limited_ns as f64)
     }
 
     /// Time with data outstanding (Linux's busy time): all but unknown and idle.

@@ -367,12 +367,7 @@ impl Sender {
         notes.retrans_of = orig_frame;
         if !self.in_recovery {
             self.in_recovery = true;
-            // Slow start doubles what is sent each round; congestion avoidance adds one
-            // segment (RFC 5681 §3.1). A loss after ≥ 1.5× growth between the last two
-            // rounds ended a slow start.
-            let mut last = self.rounds.iter().rev();
-            let (r1, r2) = (last.next().copied().unwrap_or(0), last.next().copied().unwrap_or(0));
-            let in_slow_start = self.recoveries.is_empty() && r2 > 0 && r1 * 2 >= r2 * 3;
+            let in_slow_start = self.recoveries.is_empty() && ended_slow_start(&self.rounds);
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
@@ -447,6 +442,11 @@ impl Sender {
         // data, RFC 7323 §4.3), which only inflates samples: take the minimum of the
         // recent ones, which still follows a growing queue.
         self.a2d_recent_min.or(self.a2d_hint_ns).unwrap_or(0).max(0)
+    }
+
+    /// The capture point is at (or within a millisecond of) this sender.
+    pub fn at_sender(&self) -> bool {
+        self.a2d_ns() < AT_SENDER_NS
     }
 
     /// The peer advertised a new window for this direction.
@@ -783,9 +783,38 @@ impl Sender {
     }
 }
 
+/// Slow start doubles what is sent each round; congestion avoidance adds one segment
+/// (RFC 5681 §3.1). A first loss after ≥ 1.5× growth between consecutive rounds ended a
+/// slow start. Either of the last two pairs counts: away from the sender the loss shows a
+/// round later (the retransmission arrives after the round spent in recovery), and the
+/// last round there is recovery's, not slow start's.
+fn ended_slow_start(rounds: &VecDeque<u64>) -> bool {
+    let grew = |before: u64, after: u64| before > 0 && after * 2 >= before * 3;
+    let mut last = rounds.iter().rev().copied();
+    let (r1, r2, r3) = (
+        last.next().unwrap_or(0),
+        last.next().unwrap_or(0),
+        last.next().unwrap_or(0),
+    );
+    grew(r2, r1) || grew(r3, r2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slow_start_ends_in_a_doubling_seen_one_round_late() {
+        let rounds = |r: &[u64]| r.iter().copied().collect::<VecDeque<u64>>();
+        // At the sender: 10, 20, 40 segments, then the loss.
+        assert!(ended_slow_start(&rounds(&[10, 20, 40])));
+        // At the receiver the retransmission arrives after a round of recovery (PRR sends
+        // about half): 20, 40, then 21.
+        assert!(ended_slow_start(&rounds(&[20, 40, 21])));
+        // Congestion avoidance: a segment a round.
+        assert!(!ended_slow_start(&rounds(&[40, 41, 42])));
+        assert!(!ended_slow_start(&rounds(&[40])));
+    }
 
     /// The loss count as RFC 6675 (IsLost) and RFC 8985 (RACK) define it, walking every
     /// record of every hole: what `lost_bytes` must equal without the walk.

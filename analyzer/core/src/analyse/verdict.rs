@@ -112,12 +112,15 @@ const MIN_SEGMENTS: u64 = 20;
 const MIN_SHARE: f64 = 0.25;
 /// Windows at or above this are autotuning ceilings rather than a static SO_RCVBUF.
 const STATIC_RWND_MAX: u64 = 4 << 20;
+/// The capacity estimate: this percentile of the delivery-rate samples (delivery.rs).
+const CAPACITY_PERCENTILE: f64 = 0.9;
+/// A window held at or below this share of the largest one advertised before it, while it
+/// limited the sender, was full of data the receiving application had not read.
+const SLOW_READER_FILL: f64 = 0.5;
 /// RTT inflation (smoothed ÷ minimum) that shows a standing bottleneck queue.
 const QUEUE_INFLATION: f64 = 1.5;
 /// Smoothed RTT over its minimum that shows a queue at all.
 const QUEUE_SIGN: f64 = 1.25;
-/// The capacity estimate: this percentile of the delivery-rate samples (delivery.rs).
-const CAPACITY_PERCENTILE: f64 = 0.9;
 /// A flow delivering at least this share of the bottleneck's rate kept it full.
 const FULL_LINK: f64 = 0.85;
 /// "Near the bottleneck's rate": where a slow start or startup has ended.
@@ -195,7 +198,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         mss: s.mss,
         data_bytes: s.data_bytes,
         goodput_bps: goodput,
-        capacity_bps: s.delivery.percentile_bps(CAPACITY_PERCENTILE),
+        capacity_bps: s.delivery.capacity_bps(CAPACITY_PERCENTILE),
         rwnd_min: fs.rwnd_min[dd],
         rwnd_max: fs.rwnd_max[dd],
         rwnd_basis: fs.rwnd_basis[dd],
@@ -268,6 +271,16 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             };
             values.push(("who", Value::text(who)));
             FindingId::WscaleMissing
+        } else if let Some(fill) = lim.limiting_rwnd_fill().filter(|&f| f <= SLOW_READER_FILL) {
+            // The reader's pace, not window ÷ RTT, set the rate: no ceiling to state. The
+            // window shown is the one open while it limited, not the largest.
+            values = vec![
+                ("share", Value::Share(rwnd_share)),
+                ("rwnd", Value::Bytes(lim.limiting_rwnd().unwrap_or(rwnd))),
+                ("fill", Value::Share(fill)),
+                ("peak", Value::Bytes(rwnd)),
+            ];
+            FindingId::RwndSlowReader
         } else if fixed {
             FindingId::RwndStatic
         } else {
@@ -414,7 +427,11 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let rank = |x: &Finding| {
         let window = matches!(
             x.id,
-            FindingId::WscaleMissing | FindingId::RwndStatic | FindingId::RwndLimited | FindingId::ZeroWindowStall
+            FindingId::WscaleMissing
+                | FindingId::RwndStatic
+                | FindingId::RwndLimited
+                | FindingId::RwndSlowReader
+                | FindingId::ZeroWindowStall
         );
         x.share + if window && x.share >= 0.5 { 1.0 } else { 0.0 }
     };
@@ -428,7 +445,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         FindingId::BandwidthLimited | FindingId::LossLimited | FindingId::SlowStartOvershoot | FindingId::ReorderLimited => {
             Some(Ceiling::compute(Limit::Path, None, Some(flight), path, goodput, opts.target_bps))
         }
-        // The application set the rate, or nothing did: no ceiling to state.
+        // An application (the sender's or a slow reader) set the rate, or nothing did: no
+        // ceiling to state.
         _ => None,
     };
     // The small bonuses above only order the findings; the share reported is of busy time.

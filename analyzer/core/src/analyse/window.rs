@@ -12,6 +12,11 @@
 /// RFC 7323 §2.3: shifts above 14 are treated as 14.
 pub const MAX_SHIFT: u8 = 14;
 
+/// Noise allowed on a flight estimated away from the sender before it proves a larger
+/// shift: two segments plus an eighth of the window.
+const ESTIMATE_SLACK_SEGMENTS: u64 = 2;
+const ESTIMATE_SLACK_DIVISOR: u64 = 8;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scaling {
     Negotiated(u8),
@@ -68,14 +73,24 @@ impl Scaling {
 
     /// Raises the inferred shift so that `window << shift` covers `in_flight` bytes that
     /// the peer had outstanding when this window was in force. Returns the new shift when
-    /// it grew.
-    pub fn infer_from_flight(&mut self, window: u16, in_flight: u64) -> Option<u8> {
+    /// it grew. `estimated`: the flight is not the sender's own count but rebuilt away
+    /// from it (ACKs seen one ACK→data delay earlier), which may run a TSval tick of ACKs
+    /// long; a shift raised on that noise would double the window, so it needs a margin.
+    pub fn infer_from_flight(&mut self, window: u16, in_flight: u64, mss: u64, estimated: bool) -> Option<u8> {
         let Scaling::Unknown { min_shift } = self else { return None };
         if window == 0 {
             return None;
         }
+        let covers = |w: u64| {
+            let slack = if estimated {
+                ESTIMATE_SLACK_SEGMENTS * mss + w / ESTIMATE_SLACK_DIVISOR
+            } else {
+                0
+            };
+            w + slack >= in_flight
+        };
         let mut s = *min_shift;
-        while s < MAX_SHIFT && ((window as u64) << s) < in_flight {
+        while s < MAX_SHIFT && !covers((window as u64) << s) {
             s += 1;
         }
         (s > *min_shift).then(|| {
@@ -111,9 +126,20 @@ mod tests {
     #[test]
     fn missing_handshake_infers_lower_bound() {
         let mut s = Scaling::from_syns(None, None);
-        assert_eq!(s.infer_from_flight(1000, 500), None);
-        assert_eq!(s.infer_from_flight(1000, 7000), Some(3));
+        assert_eq!(s.infer_from_flight(1000, 500, 100, false), None);
+        assert_eq!(s.infer_from_flight(1000, 7000, 100, false), Some(3));
         assert_eq!(s.rwnd(1000, false), (8000, RwndBasis::Inferred));
-        assert_eq!(s.infer_from_flight(1000, 7000), None);
+        assert_eq!(s.infer_from_flight(1000, 7000, 100, false), None);
+    }
+
+    #[test]
+    fn an_estimated_flight_a_little_over_the_window_is_noise() {
+        // A window of 8,000 B (shift 3) filled: the receiver's rebuilt flight may read
+        // 9,100 B; that is not a shift of 4.
+        let mut s = Scaling::Unknown { min_shift: 3 };
+        assert_eq!(s.infer_from_flight(1000, 9_100, 100, true), None);
+        assert_eq!(s.infer_from_flight(1000, 9_100, 100, false), Some(4));
+        let mut s = Scaling::Unknown { min_shift: 3 };
+        assert_eq!(s.infer_from_flight(1000, 12_000, 100, true), Some(4));
     }
 }

@@ -34,3 +34,77 @@ fn a_zero_window_stops_the_sender() {
     let n = t.seg(81_000, B).rel_ack(1 + MSS).win(0).send();
     assert_eq!(n.limit, LimitState::ZeroWindow);
 }
+
+/// A sender at its own capture point writing a chunk of nine segments and `tail` more
+/// bytes every 2 ms, for 800 ms of a 40 ms RTT; each chunk is acknowledged 40 ms after it
+/// left. The flight stays flat at 20 chunks. Returns the limit state at the end.
+fn steady_writer(tail: u32) -> LimitState {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let chunk = 9 * MSS + tail;
+    let mut state = LimitState::Unknown;
+    for k in 0..400u32 {
+        let at = 41_000 + k as i64 * 2_000;
+        if k >= 20 {
+            t.seg(at, B).rel_ack(1 + (k - 19) * chunk).send();
+        }
+        for i in 0..9 {
+            state = t
+                .seg(at + i, A)
+                .data(1 + k * chunk + i as u32 * MSS, MSS)
+                .send()
+                .limit;
+        }
+        if tail > 0 {
+            state = t
+                .seg(at + 9, A)
+                .data(1 + k * chunk + 9 * MSS, tail)
+                .send()
+                .limit;
+        }
+    }
+    state
+}
+
+#[test]
+fn a_flat_flight_with_full_segments_only_is_a_send_buffer() {
+    assert_eq!(steady_writer(0), LimitState::Sndbuf);
+}
+
+#[test]
+fn a_flat_flight_whose_writes_end_short_is_the_application() {
+    // Every chunk ends in a 500 B segment: the queue ran dry each time.
+    assert_eq!(steady_writer(500), LimitState::App);
+}
+
+#[test]
+fn the_limiting_window_is_the_one_in_force_not_the_largest() {
+    // A reader that stops reading: 8 segments of window once, then 2 a round for nine
+    // rounds of 40 ms, each filled at once.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(0));
+    t.seg(40_200, B).rel_ack(1).win(8 * MSS as u16).send();
+    let mut next = 1;
+    for k in 0..8 {
+        t.seg(41_000 + k, A).data(next, MSS).send();
+        next += MSS;
+    }
+    for round in 1..10i64 {
+        let at = 41_000 + round * 40_000;
+        t.seg(at, B).rel_ack(next).win(2 * MSS as u16).send();
+        for k in 0..2 {
+            let n = t.seg(at + 10 + k, A).data(next, MSS).send();
+            next += MSS;
+            assert_eq!(n.limit, LimitState::Rwnd);
+        }
+    }
+    let w = t.fs.limits[A].limiting_rwnd().unwrap();
+    assert!(
+        (2 * MSS as u64..(3.2 * MSS as f64) as u64).contains(&w),
+        "{w}"
+    );
+    assert_eq!(t.fs.rwnd_max[A], 8 * MSS as u64);
+    // A quarter of the window it had open before, nine rounds in ten: a slow reader.
+    let fill = t.fs.limits[A].limiting_rwnd_fill().unwrap();
+    assert!((0.25..0.45).contains(&fill), "{fill}");
+}
