@@ -67,3 +67,23 @@ def test_flows_with_times_beyond_pandas_range_become_nat(corpus):
     path = corpus / "seladb_PcapPlusPlus/Tests/Pcap++Test/PcapExamples/pcapng-example.pcapng"
     df = tcpdiag.analyze(str(path), errors="warn").flows
     assert df["start"].isna().any() and df["start"].notna().any()
+
+
+def test_verdicts_of_many_flows_equal_one_at_a_time(tmp_path):
+    # 1,500 flows: past the size from which Verdicts.at turns the tables into Python in
+    # slices; every verdict (row and findings) must be the one looked up alone.
+    segs = []
+    for i in range(1500):
+        for s in handshake_and_data(n_data=1 + i % 3):
+            port = 20000 + i if s.sport == 40000 else s.sport
+            dport = 20000 + i if s.dport == 40000 else s.dport
+            segs.append(s.but(sport=port, dport=dport, ts=s.ts + i * 0.001))
+    segs.sort(key=lambda s: s.ts)
+    p = tmp_path / "many.pcap"
+    p.write_bytes(pcap_of(segs))
+    v = tcpdiag.analyze(str(p)).verdicts
+    assert len(v) == 1500
+    positions = list(range(1499, -1, -2)) + list(range(0, 1500, 2))
+    # Rows are in stream order: row i is stream i.
+    assert v.at(positions) == [v[i] for i in positions]
+    assert any(f.findings for f in v.at(positions))

@@ -10,6 +10,8 @@ import re
 import numpy as np
 import pyarrow as pa
 
+from tcpdiag import tables
+
 #: Flows carrying less new data than this are hidden unless --all (too short to judge).
 DEFAULT_MIN_BYTES = 100_000
 #: Severity order, worst last (the engine's codes: chat, note, warn, error).
@@ -21,21 +23,21 @@ def worst(flows: pa.Table, min_bytes: int = DEFAULT_MIN_BYTES) -> int | None:
     idx = order(flows)
     if not len(idx):
         return None
-    data = flows.column("data_bytes").to_numpy()
+    data = tables.numpy(flows.column("data_bytes"))
     big = idx[data[idx] >= min_bytes]
-    return int(flows.column("stream").to_numpy()[(big if len(big) else idx)[0]])
+    return int(tables.numpy(flows.column("stream"))[(big if len(big) else idx)[0]])
 
 
 def order(flows: pa.Table) -> np.ndarray:
     """Row indices worst first: primary severity, then the share it explains, then data,
     then stream number."""
     sev = flows.column("severity").combine_chunks()
-    codes = np.asarray(sev.indices.to_numpy(zero_copy_only=False), dtype=np.int64) if len(sev) else np.empty(0, int)
+    codes = tables.numpy(sev.indices).astype(np.int64) if len(sev) else np.empty(0, int)
     rank = np.array([SEVERITIES.index(s) for s in sev.dictionary.to_pylist()], dtype=np.int64) if len(sev) else []
     severity = rank[codes] if len(codes) else codes
-    share = flows.column("verdict_share").to_numpy()
-    data = flows.column("data_bytes").to_numpy().astype(np.float64)
-    stream = flows.column("stream").to_numpy()
+    share = tables.numpy(flows.column("verdict_share"))
+    data = tables.numpy(flows.column("data_bytes")).astype(np.float64)
+    stream = tables.numpy(flows.column("stream"))
     return np.lexsort((stream, -data, -share, -severity))
 
 

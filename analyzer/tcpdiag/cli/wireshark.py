@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 import sys
-from importlib import resources
 from pathlib import Path
 
 from typing import TYPE_CHECKING
@@ -32,6 +31,8 @@ PLUGIN_NAME = "tcpdiag.lua"
 
 def plugin_path() -> Path:
     """The plugin inside the installed package (a source checkout: wireshark-plugin/)."""
+    from importlib import resources  # here: every command would pay its import at start-up
+
     packaged = Path(str(resources.files("tcpdiag") / "wireshark" / PLUGIN_NAME))
     if packaged.is_file():
         return packaged

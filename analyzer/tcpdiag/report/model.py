@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
+from tcpdiag import tables
 from tcpdiag.selection import DEFAULT_MIN_BYTES, order
 
 if TYPE_CHECKING:
@@ -83,15 +84,13 @@ def build(analysis: "Analysis", *, min_bytes: int = DEFAULT_MIN_BYTES, show_all:
     idx = order(flows)
     rank = np.empty(len(idx), np.int64)
     rank[idx] = np.arange(1, len(idx) + 1)
-    stream_col = flows.column("stream").to_numpy()
+    stream_col = tables.numpy(flows.column("stream"))
     if streams is not None:
         wanted = np.isin(stream_col, np.fromiter(streams, np.int64))
     elif show_all:
         wanted = np.ones(len(stream_col), bool)
     else:
-        wanted = flows.column("data_bytes").to_numpy() >= min_bytes
-    reports = []
-    for i in idx[wanted[idx]]:
-        v = analysis.verdicts[int(stream_col[i])]
-        reports.append(FlowReport(int(rank[i]), v.row, v.findings))
+        wanted = tables.numpy(flows.column("data_bytes")) >= min_bytes
+    shown = idx[wanted[idx]]
+    reports = [FlowReport(int(rank[i]), v.row, v.findings) for i, v in zip(shown, analysis.verdicts.at(shown))]
     return Shown(reports, len(idx), int((~wanted).sum()), min_bytes)

@@ -210,7 +210,8 @@ impl FlowState {
         }
         notes.cwnd = self.cwnd[dd].value;
         notes.cwnd_conf = self.cwnd[dd].confidence;
-        let settled = self.senders[dd].settled_view(ts);
+        // At the sender the view is the settled state already.
+        let settled = if view_at_sender { view } else { self.senders[dd].settled_view(ts) };
         notes.limit = self.limits[dd].update(&self.senders[dd], &view, &settled, &self.cwnd[dd], rwnd_dd, ts, frame);
         notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;
         notes.vantage = self.handshake.vantage(dd);

@@ -63,10 +63,12 @@ impl LimitTracker {
                 self.since_data[self.settled as usize] += dt - now_state;
                 let limited = (self.state == LimitState::Rwnd) as i64 * now_state
                     + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
-                self.rwnd_limited_ns += limited;
-                self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
-                self.rwnd_limited_fill_ns +=
-                    self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
+                if limited > 0 {
+                    self.rwnd_limited_ns += limited;
+                    self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
+                    self.rwnd_limited_fill_ns +=
+                        self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
+                }
             }
         }
         self.last_ts = Some(ts);

@@ -467,6 +467,12 @@ impl Sender {
         while self.history.len() > 1 && self.history[1].ts < keep_from {
             self.history.pop_front();
         }
+        // A second snapshot at the same instant (an ACK's window, then its SND.UNA) replaces
+        // the first: a view never picks the earlier of two with the same time.
+        if let Some(last) = self.history.back_mut().filter(|s| s.ts == ts) {
+            *last = snap;
+            return;
+        }
         if self.history.len() == ECHO_MEMORY {
             self.history.pop_front();
         }
