@@ -6,6 +6,9 @@
 
 use crate::flow::SeqNumber;
 
+/// RFC 6675 §2 DupThresh: segments delivered above a hole that deem it lost.
+pub const DUP_THRESH: u32 = 3;
+
 #[derive(Debug, Clone, Default)]
 pub struct Scoreboard {
     ranges: Vec<(SeqNumber, SeqNumber)>,
@@ -87,7 +90,6 @@ impl Scoreboard {
 
     /// RFC 6675 §4 IsLost(seq): more than (DupThresh − 1) × SMSS bytes SACKed above it.
     pub fn is_lost(&self, seq: SeqNumber, smss: u32) -> bool {
-        const DUP_THRESH: u32 = 3;
         let (bytes, _) = self.above(seq);
         bytes > (DUP_THRESH - 1) * smss
     }

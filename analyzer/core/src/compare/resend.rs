@@ -28,6 +28,7 @@
 //! reading and sending is not visible at U and nothing is inferred.
 
 use super::acks::{AckSeen, AckTimeline};
+use crate::analyse::scoreboard::DUP_THRESH;
 
 /// Bytes U never saw before the retransmission at position `at` carried them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,9 +55,6 @@ pub struct Sent<'a> {
     pub tsecr: &'a [Option<u32>],
 }
 
-/// Segments sent after a transmission that must be acknowledged before it is deemed lost
-/// (RFC 6675 DupThresh; Linux's RACK also waits for them before its window drops to 0).
-const DUP_THRESH: usize = 3;
 /// Segments sent after a transmission whose acknowledgement is looked for.
 const LATER_SEGMENTS: usize = 8;
 /// Losses of one hole inferred at most (a hole lost more often is an outage, not recovery).
@@ -118,7 +116,9 @@ fn next_move(u: &Sent<'_>, top_before: &[i64], previous: &[usize], h: &Hole, lat
         .filter_map(|k| acks.first_covering(u.pos[k], u.pos[k] + u.lens[k] as i64, u.t[k], u.t[seen]))
         .collect();
     acked.sort_unstable_by_key(|a| a.t);
-    let deemed_lost = *acked.get(DUP_THRESH - 1)?;
+    // Segments sent after it that must be acknowledged first (Linux's RACK waits for as
+    // many before its window drops to 0).
+    let deemed_lost = *acked.get(DUP_THRESH as usize - 1)?;
     let echo = deemed_lost.tsval?;
     (latest..seen).take(SCAN).find(|&j| {
         let after = |e: u32| {
