@@ -115,6 +115,7 @@ local CATALOGUE = {
     { "window_scale_inferred", "tcpdiag.analysis.window_scale_inferred", "protocol", "note", "Window scale not captured; inferred shift ≥ {shift} from {in_flight} in flight above the raw window" },
     { "rwnd_limited", "tcpdiag.verdict.rwnd_limited", "sequence", "warn", "Receive-window limited {share} of the time: rwnd {rwnd} ÷ RTT {rtt} = {ceiling} ceiling" },
     { "rwnd_static", "tcpdiag.verdict.rwnd_static", "sequence", "warn", "Receive window fixed at {rwnd} for the whole transfer → ceiling {ceiling} at {rtt} RTT" },
+    { "rwnd_autotune_ceiling", "tcpdiag.verdict.rwnd_autotune_ceiling", "sequence", "warn", "Receive window stopped at {rwnd}, though the receiver's window scale {shift} was chosen for up to {room}: its buffer hit a configured maximum → ceiling {ceiling} at {rtt} RTT" },
     { "wscale_missing", "tcpdiag.verdict.wscale_missing", "protocol", "warn", "Window scaling not in effect ({who}): window capped at 65,535 B → ceiling {ceiling} at {rtt} RTT" },
     { "zero_window_stall", "tcpdiag.verdict.zero_window_stall", "sequence", "warn", "Receiver advertised a zero window {count} times, stalled {stall} ({share} of the transfer)" },
     { "rwnd_slow_reader", "tcpdiag.verdict.rwnd_slow_reader", "sequence", "warn", "Receive window held down by a slow reader {share} of the time: {rwnd} open on average, {fill} of the {peak} advertised before" },

@@ -28,6 +28,7 @@ import numpy as np
 ENGINE_LABELS = {
     "rwnd_limited": ("rwnd-limited", None),
     "rwnd_static": ("rwnd-limited", "so_rcvbuf"),  # "remove the static SO_RCVBUF"
+    "rwnd_autotune_ceiling": ("rwnd-limited", "rmem_max"),  # "raise tcp_rmem's maximum"
     "wscale_missing": ("rwnd-limited", "no_wscale"),
     "zero_window_stall": ("rwnd-limited", "slow_reader"),  # "the receiving application ..."
     "rwnd_slow_reader": ("rwnd-limited", "slow_reader"),  # "the receiving application ..."

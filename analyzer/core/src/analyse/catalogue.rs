@@ -16,6 +16,7 @@ pub enum FindingId {
     WindowScaleInferred,
     RwndLimited,
     RwndStatic,
+    RwndAutotuneCeiling,
     WscaleMissing,
     ZeroWindowStall,
     RwndSlowReader,
@@ -83,7 +84,7 @@ pub struct Entry {
     pub remedy: &'static str,
 }
 
-pub static ENTRIES: [Entry; 42] = [
+pub static ENTRIES: [Entry; 43] = [
     Entry {
         id: "retransmission",
         field: "tcpdiag.analysis.retransmission",
@@ -191,6 +192,15 @@ pub static ENTRIES: [Entry; 42] = [
         scope: Scope::Flow,
         message: "Receive window fixed at {rwnd} for the whole transfer → ceiling {ceiling} at {rtt} RTT",
         remedy: "Remove the static SO_RCVBUF so autotuning can grow the window to the path's BDP",
+    },
+    Entry {
+        id: "rwnd_autotune_ceiling",
+        field: "tcpdiag.verdict.rwnd_autotune_ceiling",
+        group: "sequence",
+        severity: Severity::Warn,
+        scope: Scope::Flow,
+        message: "Receive window stopped at {rwnd}, though the receiver's window scale {shift} was chosen for up to {room}: its buffer hit a configured maximum → ceiling {ceiling} at {rtt} RTT",
+        remedy: "Raise the receiver's buffer maximum: net.ipv4.tcp_rmem's third value (and net.core.rmem_max) on Linux, the receive autotuning level on Windows (netsh int tcp set global autotuninglevel=normal)",
     },
     Entry {
         id: "wscale_missing",
@@ -465,7 +475,7 @@ pub static ENTRIES: [Entry; 42] = [
 ];
 
 impl FindingId {
-    pub const ALL: [FindingId; 42] = [
+    pub const ALL: [FindingId; 43] = [
         FindingId::Retransmission,
         FindingId::SpuriousRetransmission,
         FindingId::Dsack,
@@ -478,6 +488,7 @@ impl FindingId {
         FindingId::WindowScaleInferred,
         FindingId::RwndLimited,
         FindingId::RwndStatic,
+        FindingId::RwndAutotuneCeiling,
         FindingId::WscaleMissing,
         FindingId::ZeroWindowStall,
         FindingId::RwndSlowReader,

@@ -112,6 +112,11 @@ const MIN_SEGMENTS: u64 = 20;
 const MIN_SHARE: f64 = 0.25;
 /// Windows at or above this are autotuning ceilings rather than a static SO_RCVBUF.
 const STATIC_RWND_MAX: u64 = 4 << 20;
+/// A receive window whose SYN scale is this many shifts above the smallest that expresses
+/// the largest window advertised stopped at a maximum the stack did not plan for. A buffer
+/// fixed before the handshake stays within one: the shift is the smallest that covers the
+/// buffer, and the kernel advertises at least half of its buffer.
+const SPARE_SHIFTS: u8 = 2;
 /// The capacity estimate: this percentile of the delivery-rate samples (delivery.rs).
 const CAPACITY_PERCENTILE: f64 = 0.9;
 /// A window held at or below this share of the largest one advertised before it, while it
@@ -162,6 +167,20 @@ fn path_rtt(fs: &FlowState, dd: usize, vantage: Vantage) -> Option<(PathRtt, Opt
     }
     let h = fs.handshake.rtt_ns()? as f64 / 1e6;
     Some((PathRtt { rtt_ms: h, min_rtt_ms: h, source: "the handshake" }, None))
+}
+
+/// The receiver's SYN window scale, when its handshake was captured and scaling is in
+/// effect, if it is at least [`SPARE_SHIFTS`] above the smallest shift that expresses
+/// `window`: a stack picks the smallest shift that covers the largest buffer it plans for
+/// (Linux: an SO_RCVBUF set before the handshake, else the autotuning maximum), so a window
+/// that never needed it stopped at a maximum the stack did not plan for.
+fn spare_scale(summary: &FlowSummary, dd: usize, window: u64) -> Option<u8> {
+    if summary.wscale_in_effect() != Some(true) {
+        return None;
+    }
+    let shift = summary.sides[1 - dd].syn.wscale?.min(14);
+    let needed = (0..=14u8).find(|&s| 65_535u64 << s >= window).unwrap_or(14);
+    (shift >= needed + SPARE_SHIFTS).then_some(shift)
 }
 
 fn ms(ns: i64) -> Value {
@@ -281,6 +300,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
                 ("peak", Value::Bytes(rwnd)),
             ];
             FindingId::RwndSlowReader
+        } else if let Some(shift) = spare_scale(summary, dd, rwnd) {
+            // The receiver's stack sized its SYN's window scale for a buffer several times
+            // larger than the window ever got: its buffer stopped at a configured maximum
+            // (a static SO_RCVBUF set before the handshake shapes the scale to itself).
+            values.push(("shift", Value::Int(shift as i64)));
+            values.push(("room", Value::Bytes(65_535u64 << shift)));
+            FindingId::RwndAutotuneCeiling
         } else if fixed {
             FindingId::RwndStatic
         } else {
@@ -429,6 +455,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             x.id,
             FindingId::WscaleMissing
                 | FindingId::RwndStatic
+                | FindingId::RwndAutotuneCeiling
                 | FindingId::RwndLimited
                 | FindingId::RwndSlowReader
                 | FindingId::ZeroWindowStall
@@ -437,9 +464,11 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     };
     f.sort_by(|a, b| rank(b).partial_cmp(&rank(a)).unwrap_or(std::cmp::Ordering::Equal));
     v.ceiling = match f[0].id {
-        FindingId::WscaleMissing | FindingId::RwndStatic | FindingId::RwndLimited | FindingId::ZeroWindowStall => {
-            Some(rwnd_ceiling)
-        }
+        FindingId::WscaleMissing
+        | FindingId::RwndStatic
+        | FindingId::RwndAutotuneCeiling
+        | FindingId::RwndLimited
+        | FindingId::ZeroWindowStall => Some(rwnd_ceiling),
         FindingId::SndbufLimited => Some(sndbuf_ceiling),
         // The path's own limits: the rate it carried against its bandwidth-delay product.
         FindingId::BandwidthLimited | FindingId::LossLimited | FindingId::SlowStartOvershoot | FindingId::ReorderLimited => {
@@ -460,4 +489,61 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     }
     v.findings = f;
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::Addr;
+    use crate::flow::SideSummary;
+
+    /// A flow whose data goes A → B, with the window scales of A's SYN and B's SYN/ACK.
+    fn syns(client: Option<u8>, server: Option<u8>) -> FlowSummary {
+        let side = |wscale| {
+            let mut s = SideSummary { syn_frame: Some(1), ..SideSummary::default() };
+            s.syn.wscale = wscale;
+            s
+        };
+        FlowSummary {
+            stream: 0,
+            a: (Addr::v4([10, 0, 0, 1]), 40_000),
+            b: (Addr::v4([10, 0, 0, 2]), 443),
+            first_frame: 1,
+            last_frame: 1,
+            first_ts_ns: 0,
+            last_ts_ns: 0,
+            sides: [side(client), side(server)],
+        }
+    }
+
+    #[test]
+    fn a_receiver_scale_chosen_for_a_far_bigger_buffer_marks_its_autotuning_ceiling() {
+        // B's SYN/ACK: shift 7 (its stack planned for up to 8 MB); its window never
+        // passed 13,568 B (tcp_rmem max 23,900).
+        assert_eq!(spare_scale(&syns(Some(7), Some(7)), 0, 13_568), Some(7));
+        // 175,232 B needs shift 2: five to spare.
+        assert_eq!(spare_scale(&syns(Some(7), Some(7)), 0, 175_232), Some(7));
+    }
+
+    #[test]
+    fn a_buffer_set_before_the_handshake_shapes_the_scale_to_itself() {
+        // SO_RCVBUF 86,386 B: shift 1, window 106,542 B (needs shift 1).
+        assert_eq!(spare_scale(&syns(Some(7), Some(1)), 0, 106_542), None);
+        // SO_RCVBUF 550,924 B: shift 4, window 678,624 B (needs 4).
+        assert_eq!(spare_scale(&syns(Some(7), Some(4)), 0, 678_624), None);
+        // One shift to spare is still a buffer set before the handshake (a window advertised
+        // at half its buffer).
+        assert_eq!(spare_scale(&syns(Some(7), Some(4)), 0, 400_000), None);
+        // Shift 0 covers every buffer up to 65,535 B: a 2,896 B window says nothing more.
+        assert_eq!(spare_scale(&syns(Some(7), Some(0)), 0, 2_896), None);
+    }
+
+    #[test]
+    fn the_scale_read_is_the_receivers_and_only_when_scaling_is_in_effect() {
+        // Data B → A: A's SYN is the receiver's.
+        assert_eq!(spare_scale(&syns(Some(1), Some(7)), 1, 13_568), None);
+        assert_eq!(spare_scale(&syns(Some(7), Some(1)), 1, 13_568), Some(7));
+        // Scaling not negotiated: no scale in effect to read.
+        assert_eq!(spare_scale(&syns(None, Some(7)), 0, 13_568), None);
+    }
 }
