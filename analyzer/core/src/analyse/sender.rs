@@ -535,9 +535,11 @@ impl Sender {
     }
 
     /// Counts new data per round trip (SRTT-long buckets): it doubles each round in slow
-    /// start and grows by one segment in congestion avoidance, seen from any vantage.
+    /// start and grows by one segment in congestion avoidance, seen from any vantage. The
+    /// round is the end-to-end one where known: away from the sender the capture point's
+    /// own ACK clock times only part of the path.
     fn note_round(&mut self, ts: i64, bytes: u32) {
-        let srtt = self.rtt.srtt_ns.unwrap_or(i64::MAX);
+        let srtt = self.e2e.srtt_ns.or(self.rtt.srtt_ns).unwrap_or(i64::MAX);
         if ts - self.round_start >= srtt {
             if self.rounds.len() == 4 {
                 self.rounds.pop_front();
@@ -791,18 +793,13 @@ impl Sender {
 
 /// Slow start doubles what is sent each round; congestion avoidance adds one segment
 /// (RFC 5681 §3.1). A first loss after ≥ 1.5× growth between consecutive rounds ended a
-/// slow start. Either of the last two pairs counts: away from the sender the loss shows a
-/// round later (the retransmission arrives after the round spent in recovery), and the
-/// last round there is recovery's, not slow start's.
+/// slow start. Any of the last three pairs counts: away from the sender the loss shows a
+/// round later (the retransmission arrives after the round spent in recovery), and past
+/// the bottleneck the rounds stop growing once its queue starts to fill, a round or two
+/// before it overflows.
 fn ended_slow_start(rounds: &VecDeque<u64>) -> bool {
-    let grew = |before: u64, after: u64| before > 0 && after * 2 >= before * 3;
-    let mut last = rounds.iter().rev().copied();
-    let (r1, r2, r3) = (
-        last.next().unwrap_or(0),
-        last.next().unwrap_or(0),
-        last.next().unwrap_or(0),
-    );
-    grew(r2, r1) || grew(r3, r2)
+    let grew = |(before, after): (u64, u64)| before > 0 && after * 2 >= before * 3;
+    rounds.iter().copied().zip(rounds.iter().copied().skip(1)).any(grew)
 }
 
 #[cfg(test)]
@@ -817,6 +814,9 @@ mod tests {
         // At the receiver the retransmission arrives after a round of recovery (PRR sends
         // about half): 20, 40, then 21.
         assert!(ended_slow_start(&rounds(&[20, 40, 21])));
+        // At the receiver of a flow through a bottleneck: arrivals grow at the link's rate
+        // once its queue builds (80, 138, 177 kB), then the loss round.
+        assert!(ended_slow_start(&rounds(&[80, 138, 177, 111])));
         // Congestion avoidance: a segment a round.
         assert!(!ended_slow_start(&rounds(&[40, 41, 42])));
         assert!(!ended_slow_start(&rounds(&[40])));

@@ -112,6 +112,9 @@ const MIN_SEGMENTS: u64 = 20;
 const MIN_SHARE: f64 = 0.25;
 /// Windows at or above this are autotuning ceilings rather than a static SO_RCVBUF.
 const STATIC_RWND_MAX: u64 = 4 << 20;
+/// The first recovery, at the end of slow start, explains the flow's losses when it holds at
+/// least this share of the genuine ones: the overshoot was at least as big as the rest.
+const OVERSHOOT_LOSS_SHARE: f64 = 0.5;
 /// A receive window whose SYN scale is this many shifts above the smallest that expresses
 /// the largest window advertised stopped at a maximum the stack did not plan for. A buffer
 /// fixed before the handshake stays within one: the shift is the smallest that covers the
@@ -366,7 +369,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     if let Some(first) = s.recoveries.first() {
         let genuine_first = first.retransmissions.saturating_sub(first.spurious) as u64;
         if first.in_slow_start && first.retransmissions >= 4 && first.spurious * 2 < first.retransmissions {
-            overshoot_explains_losses = genuine_first * 10 >= genuine * 7;
+            overshoot_explains_losses = genuine_first as f64 >= genuine as f64 * OVERSHOOT_LOSS_SHARE;
             let explained = if overshoot_explains_losses && !link_full { loss_share + 0.01 } else { share(LimitState::Recovery) };
             f.push(Finding::new(
                 FindingId::SlowStartOvershoot,
