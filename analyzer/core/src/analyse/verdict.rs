@@ -403,9 +403,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let flight = fs.cwnd[dd].value;
     let sndbuf_ceiling = Ceiling::compute(Limit::Sndbuf, Some(flight), None, path, goodput, opts.target_bps);
     if share(LimitState::Sndbuf) >= MIN_SHARE {
+        // A flat flight that kept the bottleneck full is the path's, not the buffer's: a
+        // larger buffer would only lengthen the queue (BBR's paced flight looks the same).
+        let sndbuf_share = if link_full { share(LimitState::Sndbuf).min(0.2) } else { share(LimitState::Sndbuf) };
         f.push(Finding::new(
             FindingId::SndbufLimited,
-            share(LimitState::Sndbuf),
+            sndbuf_share,
             vec![lim.first_frame[LimitState::Sndbuf as usize]],
             vec![
                 ("share", Value::Share(share(LimitState::Sndbuf))),
