@@ -25,6 +25,20 @@ def kernel_flight(info: dict) -> np.ndarray:
             + np.array(info["retrans"]))
 
 
+def kernel_flight_bytes(info: dict, m: np.ndarray) -> np.ndarray:
+    """Bytes in flight as the kernel counts them. The unacknowledged bytes are exact
+    (SND.NXT − SND.UNA = bytes_sent − bytes_retrans − bytes_acked, RFC 4898 counters);
+    only the SACKed, lost and retransmitted segments are packet counts, taken at one MSS
+    each. Packets × MSS for the whole flight would count a short segment (a write's tail,
+    a window's edge) as a full one: over a flight of many such it errs by several MSS."""
+    if not all(k in info for k in ("bytes_sent", "bytes_retrans", "bytes_acked")):
+        return kernel_flight(info) * m
+    unacked = (np.array(info["bytes_sent"], dtype=np.float64) - np.array(info["bytes_retrans"])
+               - np.array(info["bytes_acked"]))
+    marks = np.array(info["sacked"]) + np.array(info["lost"]) - np.array(info["retrans"])
+    return unacked - marks * m
+
+
 def _mss(info: dict, mss: int | None) -> np.ndarray:
     n = len(info["t_ns"])
     return np.array(info["snd_mss"], dtype=np.float64) if "snd_mss" in info \
@@ -38,7 +52,7 @@ def flight_agreement(ts_ns: np.ndarray, in_flight: np.ndarray, info: dict,
     t1 = np.array(info["t_ns"], dtype=np.int64)
     t0 = np.array(info.get("t0_ns") or info["t_ns"], dtype=np.int64)
     m = _mss(info, mss)
-    kernel = kernel_flight(info) * m
+    kernel = kernel_flight_bytes(info, m)
     lo = np.searchsorted(ts_ns, t0, side="left") - 1
     hi = np.searchsorted(ts_ns, t1, side="right") - 1
     busy = (np.array(info["unacked"]) > 0) & (hi >= 0)

@@ -221,13 +221,26 @@ impl Sender {
         widened.min(self.rtt.srtt_ns.unwrap_or(widened))
     }
 
+    /// The reordering window RACK marks losses with: none while no reordering has been seen
+    /// once in recovery or with DupThresh segments SACKed (RFC 8985 §6.2; Linux's
+    /// tcp_rack_reo_wnd), else [`Self::reo_wnd_ns`].
+    fn loss_reo_wnd_ns(&self) -> i64 {
+        let reordering_seen = self.dsacks > 0 || self.reorder_events > 0;
+        let dupthresh_sacked = self.scoreboard.sacked_bytes() as u64 > 2 * self.mss.max(1) as u64;
+        if !reordering_seen && (self.in_recovery || dupthresh_sacked) {
+            0
+        } else {
+            self.reo_wnd_ns()
+        }
+    }
+
     fn lost_bytes(&self, now: i64) -> u64 {
         if self.scoreboard.is_empty() {
             return 0;
         }
         let mss = self.mss.max(1);
         let reordering_seen = self.dsacks > 0 || self.reorder_events > 0;
-        let deadline = now - self.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - self.reo_wnd_ns();
+        let deadline = now - self.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - self.loss_reo_wnd_ns();
         // Records are appended as first sent, so those sent before the deadline are a
         // prefix: RACK's lost bytes in a hole end where that prefix ends.
         let timed_out = self.outstanding.partition_point(|x| x.ts_ns <= deadline);
@@ -826,7 +839,7 @@ mod tests {
     /// record of every hole: what `lost_bytes` must equal without the walk.
     fn lost_by_walking(s: &Sender, now: i64) -> u64 {
         let reordering_seen = s.dsacks > 0 || s.reorder_events > 0;
-        let deadline = now - s.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - s.reo_wnd_ns();
+        let deadline = now - s.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - s.loss_reo_wnd_ns();
         let mut lost = 0;
         for (hs, he) in s.scoreboard.holes(s.una) {
             let dupthresh = !reordering_seen && s.scoreboard.is_lost(hs, s.mss);

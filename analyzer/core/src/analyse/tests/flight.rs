@@ -43,3 +43,21 @@ fn sacked_bytes_leave_the_pipe_and_a_young_hole_stays_in_it() {
     // Two SACKed segments are below DupThresh and the hole is younger than an RTT: in flight.
     assert_eq!(n.in_flight, MSS as u64);
 }
+
+#[test]
+fn with_no_reordering_seen_rack_marks_holes_lost_without_a_settling_time() {
+    let mut t = at_sender();
+    // Segments 1–7, one every 2 ms; 2, 4 and 6 are dropped (a queue overflowing in
+    // slow start drops every other packet).
+    for k in 0..7 {
+        t.seg(41_000 + 2_000 * k, A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    // At 97 ms B acknowledges 1 and SACKs 3, 5 and 7 (7 was sent at 53 ms).
+    let sacks = [(1 + 2 * MSS, 1 + 3 * MSS), (1 + 4 * MSS, 1 + 5 * MSS), (1 + 6 * MSS, 1 + 7 * MSS)];
+    let n = t.seg(97_000, B).rel_ack(1 + MSS).sack(&sacks).send();
+    assert_eq!((n.unacked, n.sacked), (6 * MSS as u64, 3 * MSS as u64));
+    // Only hole 2 has DupThresh SACKed segments above it, but every hole was sent before
+    // segment 7 got through and over an RTT ago: RACK (RFC 8985 §6.2, no reordering seen,
+    // DupThresh SACKed) gives them no min_RTT/4 grace. Linux counts the same: nothing in flight.
+    assert_eq!(n.in_flight, 0);
+}
