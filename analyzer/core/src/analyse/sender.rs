@@ -451,6 +451,12 @@ impl Sender {
 
     /// ACK → data delay at the capture point (0 at the sender).
     pub fn a2d_ns(&self) -> i64 {
+        // A handshake that shows the capture point at the sender settles it: the handshake's
+        // ACK leaves as soon as the SYN/ACK arrives, while a data segment may wait after an
+        // ACK for its pacing slot (BBR at a low rate: milliseconds) or its application.
+        if let Some(h) = self.a2d_hint_ns.filter(|&h| h < AT_SENDER_NS) {
+            return h.max(0);
+        }
         // A data segment may echo an older ACK (TS.Recent does not move on out-of-order
         // data, RFC 7323 §4.3), which only inflates samples: take the minimum of the
         // recent ones, which still follows a growing queue.

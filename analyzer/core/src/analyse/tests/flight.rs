@@ -61,3 +61,19 @@ fn with_no_reordering_seen_rack_marks_holes_lost_without_a_settling_time() {
     // DupThresh SACKed) gives them no min_RTT/4 grace. Linux counts the same: nothing in flight.
     assert_eq!(n.in_flight, 0);
 }
+
+#[test]
+fn a_paced_sender_is_still_at_the_capture_point() {
+    // The handshake's ACK leaves 0.1 ms after the SYN/ACK: the capture is at A.
+    let mut t = at_sender();
+    // A paces (BBR at a low rate): each segment leaves 5 ms after the ACK it echoes.
+    t.seg(45_000, A).data(1, MSS).ts(100, 50).send();
+    t.seg(85_000, B).rel_ack(1 + MSS).ts(60, 100).send();
+    t.seg(90_000, A).data(1 + MSS, MSS).ts(105, 60).send();
+    t.seg(91_000, A).data(1 + 2 * MSS, MSS).ts(106, 60).send();
+    let n = t.seg(130_000, B).rel_ack(1 + 2 * MSS).ts(70, 105).send();
+    // The 5 ms wait is A's own, not a path between A and the capture point: the flight
+    // after this ACK is what the capture point sees outstanding, not a view rebuilt 5 ms back.
+    assert!(t.fs.senders[A].at_sender());
+    assert_eq!((n.unacked, n.in_flight), (MSS as u64, MSS as u64));
+}
