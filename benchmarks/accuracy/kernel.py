@@ -27,14 +27,16 @@ def kernel_flight(info: dict) -> np.ndarray:
 
 def kernel_flight_bytes(info: dict, m: np.ndarray) -> np.ndarray:
     """Bytes in flight as the kernel counts them. The unacknowledged bytes are exact
-    (SND.NXT − SND.UNA = bytes_sent − bytes_retrans − bytes_acked, RFC 4898 counters);
+    (SND.NXT − SND.UNA = bytes_sent − bytes_retrans − bytes_acked + 1, RFC 4898 counters:
+    bytes_acked counts the SYN's sequence number, bytes_sent does not — an idle sender reads
+    −1 without the correction);
     only the SACKed, lost and retransmitted segments are packet counts, taken at one MSS
     each. Packets × MSS for the whole flight would count a short segment (a write's tail,
     a window's edge) as a full one: over a flight of many such it errs by several MSS."""
     if not all(k in info for k in ("bytes_sent", "bytes_retrans", "bytes_acked")):
         return kernel_flight(info) * m
     unacked = (np.array(info["bytes_sent"], dtype=np.float64) - np.array(info["bytes_retrans"])
-               - np.array(info["bytes_acked"]))
+               - np.array(info["bytes_acked"]) + 1).clip(min=0)
     marks = np.array(info["sacked"]) + np.array(info["lost"]) - np.array(info["retrans"])
     return unacked - marks * m
 
