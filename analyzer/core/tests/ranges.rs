@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use tcpdiag_core::bpf::FrameFilter;
 use tcpdiag_core::ingest::{CaptureReader, PcapWriter};
 use tcpdiag_core::libpcap;
-use tcpdiag_core::parallel::{run, run_file_in, EngineOptions, Outcome};
+use tcpdiag_core::parallel::{run, run_file, run_file_in, EngineOptions, Outcome};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -110,7 +110,9 @@ fn scan_past_many_flows_evicts_as_one_thread_does() {
     let opts = EngineOptions { close_grace_ns: s, ..EngineOptions::default() };
     let got = run_file_in(&path, &EngineOptions { jobs: 2, ..opts.clone() }, None, 1 << 16).unwrap();
     assert!(got.engine.evicted > 10_000 && got.scan.flows.len() == 30_000, "{:?}", got.engine);
-    assert_same_in_ranges(&path, opts, None, &[1 << 16, 100_003]);
+    assert_same_in_ranges(&path, opts.clone(), None, &[1 << 16, 100_003]);
+    // Left to the one-reader path when not forced into ranges (faster there).
+    assert!(run_file(&path, &EngineOptions { jobs: 2, ..opts }, None).is_none());
 }
 
 #[test]
@@ -132,4 +134,5 @@ fn cut_capture_takes_the_one_reader_path() {
     let opts = EngineOptions { jobs: 2, ..EngineOptions::default() };
     assert!(run_file_in(&cut, &opts, None, 1 << 12).is_none());
     assert!(run_file_in(p, &EngineOptions::default(), None, 1 << 12).is_none(), "one job reads one way");
+    assert!(run_file(p, &opts, None).is_some(), "a bulk transfer takes the range path");
 }
