@@ -45,7 +45,7 @@ use crate::ingest::Frame;
 use crate::pipeline::{place_tcp, Scan, ScanStats};
 
 /// Nominal bytes per range.
-pub const RANGE_BYTES: u64 = 1 << 20;
+pub const RANGE_BYTES: u64 = 256 << 10;
 /// Bytes mapped past a range's nominal end, for its last record; a range whose last record
 /// runs further is mapped again with [`MAX_OVERRUN`] (a larger record sends the file to the
 /// one-reader path).
