@@ -1,5 +1,8 @@
 //! The analysis on several cores, with flows finalised when they go idle.
 //!
+//! A plain pcap file is read in byte ranges by every thread ([`run_file`], `ranges.rs`);
+//! everything else takes the path below.
+//!
 //! One thread reads, decodes and places every frame (③ flow numbering is order-dependent,
 //! so it stays sequential and cheap); it ships each placed segment — what the analysis
 //! reads of the decoded [`TcpSegment`] plus frame number and time, never the frame bytes

@@ -136,7 +136,8 @@ pub fn run_file(path: &Path, opts: &EngineOptions, filter: Option<&FrameFilter>)
 /// Segments per flow in the first range below which a capture counts as a scan.
 const SEGMENTS_PER_FLOW: usize = 32;
 
-/// [`run_file`] with ranges of `range_bytes` (tests cut small files into many ranges).
+/// [`run_file`] with ranges of `range_bytes`, scans included (tests cut small files into
+/// many ranges).
 pub fn run_file_in(path: &Path, opts: &EngineOptions, filter: Option<&FrameFilter>, range_bytes: u64) -> Option<Outcome> {
     run_file_gated(path, opts, filter, range_bytes, false)
 }
