@@ -35,7 +35,12 @@ fn main() {
     }
     let t = Instant::now();
     let mut readers: Vec<CaptureReader> = files.iter().map(|f| CaptureReader::open(Path::new(f)).unwrap()).collect();
-    let o = if readers.len() == 1 { run(readers.pop().unwrap(), opts.clone(), filter) } else { run(MergedSource::new(readers), opts.clone(), filter) };
+    let ranged = (files.len() == 1 && std::env::var_os("SCALE_RUN_NO_RANGES").is_none())
+        .then(|| tcpdiag_core::parallel::run_file(Path::new(&files[0]), &opts, filter.as_ref()))
+        .flatten();
+    let o = if let Some(o) = ranged {
+        o
+    } else if readers.len() == 1 { run(readers.pop().unwrap(), opts.clone(), filter) } else { run(MergedSource::new(readers), opts.clone(), filter) };
     let secs = t.elapsed().as_secs_f64();
     let mut counts = BTreeMap::new();
     for v in &o.verdicts {

@@ -175,6 +175,7 @@ impl Program {
 
 /// A filter expression applied to frames of any link type: compiled once per link type
 /// met (a pcapng file may mix them).
+#[derive(Clone)]
 pub struct FrameFilter {
     expr: String,
     snaplen: u32,
@@ -198,6 +199,14 @@ impl FrameFilter {
 
     pub fn expr(&self) -> &str {
         &self.expr
+    }
+
+    /// Compiles the program for `linktype` now, so clones on other threads need not.
+    pub fn prepare(&mut self, linktype: u32) {
+        if !self.programs.iter().any(|(t, _)| *t == linktype) {
+            let p = self.compile(linktype);
+            self.programs.push((linktype, p));
+        }
     }
 
     /// Whether the frame passes. A link type the expression cannot apply to (libpcap

@@ -47,7 +47,7 @@ pub struct ScanStats {
 }
 
 impl ScanStats {
-    fn count_stop(&mut self, frame: &Frame<'_>, layer: Layer, reason: StopReason) {
+    pub(crate) fn count_stop(&mut self, frame: &Frame<'_>, layer: Layer, reason: StopReason) {
         match reason {
             StopReason::NotTcp | StopReason::Encrypted => self.not_tcp += 1,
             StopReason::Fragment => self.fragments += 1,
@@ -147,22 +147,28 @@ pub fn place_frame(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'
 pub fn place_decoded(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, decoded: Decoded, sink: &mut impl SegmentSink) -> bool {
     stats.frames += 1;
     match decoded {
-        Decoded::Tcp(seg) if seg.in_icmp_error => {
-            stats.icmp_quoted += 1;
-            table.place_quoted(&seg, frame.number, frame.ts_ns);
-            false
-        }
-        Decoded::Tcp(seg) => {
-            stats.tcp_segments += 1;
-            let place = table.place(&seg, frame.number, frame.ts_ns, frame.origlen, true);
-            sink.segment(frame, &seg, place);
-            true
-        }
+        Decoded::Tcp(seg) => place_tcp(table, stats, frame, &seg, sink),
         Decoded::Other { layer, reason } => {
             stats.count_stop(frame, layer, reason);
             false
         }
     }
+}
+
+/// The TCP half of `place_decoded`, for a segment that stays where it is: places it (or,
+/// quoted in an ICMP error, finds its flow) and hands it to `sink`. `stats.frames` is the
+/// caller's to count.
+#[inline]
+pub fn place_tcp(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, seg: &TcpSegment, sink: &mut impl SegmentSink) -> bool {
+    if seg.in_icmp_error {
+        stats.icmp_quoted += 1;
+        table.place_quoted(seg, frame.number, frame.ts_ns);
+        return false;
+    }
+    stats.tcp_segments += 1;
+    let place = table.place(seg, frame.number, frame.ts_ns, frame.origlen, true);
+    sink.segment(frame, seg, place);
+    true
 }
 
 /// Reads the whole capture once.

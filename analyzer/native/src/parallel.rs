@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 use tcpdiag_core::bpf::FrameFilter;
 use tcpdiag_core::ingest::merge::MergedSource;
 use tcpdiag_core::live::LiveCapture;
-use tcpdiag_core::parallel::{run, run_on, EngineOptions, EngineStats, Outcome};
+use tcpdiag_core::parallel::{run, run_file, run_on, EngineOptions, EngineStats, Outcome};
 use tcpdiag_core::pipeline::{Scan, ScanStats};
 
 use super::{guarded, judge_options};
@@ -93,7 +93,9 @@ fn analyze_scaled<'py>(
     let (outcome, failed) = py.detach(|| {
         guarded(&what, move || {
             if readers.len() == 1 {
-                (run(readers.pop().unwrap(), opts, filter), Some(0))
+                // A plain pcap file on several cores: every thread reads a share of it.
+                let ranged = run_file(std::path::Path::new(&paths[0]), &opts, filter.as_ref());
+                (ranged.unwrap_or_else(|| run(readers.pop().unwrap(), opts, filter)), Some(0))
             } else {
                 let mut src = MergedSource::new(readers);
                 let o = run_on(&mut src, opts, filter);

@@ -1,5 +1,8 @@
 //! The analysis on several cores, with flows finalised when they go idle.
 //!
+//! A plain pcap file is read in byte ranges by every thread ([`run_file`], `ranges.rs`);
+//! everything else takes the path below.
+//!
 //! One thread reads, decodes and places every frame (③ flow numbering is order-dependent,
 //! so it stays sequential and cheap); it ships each placed segment — what the analysis
 //! reads of the decoded [`TcpSegment`] plus frame number and time, never the frame bytes
@@ -34,8 +37,12 @@ use crate::flow::{FlowSummary, FlowTable, Placement};
 use crate::ingest::{Frame, FrameSource, IngestError};
 use crate::pipeline::{place_decoded, place_frame, Scan, ScanStats, SegmentSink};
 
+mod ranges;
 mod shipped;
+mod tally;
+pub use ranges::{run_file, run_file_in};
 use shipped::Shipped;
+use tally::Tally;
 
 /// Segments per batch sent to a worker.
 pub const BATCH: usize = 1024;
@@ -279,6 +286,13 @@ impl SegmentSink for Dispatch {
     }
 }
 
+/// Where engines that split the flows meet at each sweep, and what one does while it waits.
+struct Rendezvous {
+    tally: std::sync::Arc<Tally>,
+    /// Work to do while waiting; false when there is none.
+    meanwhile: Box<dyn FnMut() -> bool + Send>,
+}
+
 /// The engine: feed it frames, then `finish`.
 pub struct Engine {
     opts: EngineOptions,
@@ -291,6 +305,9 @@ pub struct Engine {
     next_sweep_ns: Option<i64>,
     /// Verdicts by stream (index), and the streams judged more than once.
     verdicts: Verdicts,
+    /// With the flows split over several engines (`ranges.rs`): where the sweeps add up
+    /// the flows active in all of them.
+    tally: Option<Rendezvous>,
 }
 
 impl Engine {
@@ -313,6 +330,7 @@ impl Engine {
             now_ns: i64::MIN,
             next_sweep_ns: None,
             verdicts: Verdicts::default(),
+            tally: None,
         }
     }
 
@@ -323,7 +341,7 @@ impl Engine {
             return;
         }
         place_frame(&mut self.table, &mut self.stats, frame, &mut self.dispatch);
-        self.advance_clock(frame);
+        self.advance_clock(frame.ts_ns);
     }
 
     /// The capture filter's verdict (counted when it rejects).
@@ -340,13 +358,15 @@ impl Engine {
     #[inline]
     fn decoded(&mut self, frame: &Frame<'_>, d: Decoded) {
         place_decoded(&mut self.table, &mut self.stats, frame, d, &mut self.dispatch);
-        self.advance_clock(frame);
+        self.advance_clock(frame.ts_ns);
     }
 
+    /// Capture time moves to a frame's time (sweeping when due); every frame that passed
+    /// the filter moves it, after its segment was placed.
     #[inline]
-    fn advance_clock(&mut self, frame: &Frame<'_>) {
-        if frame.ts_ns > self.now_ns {
-            self.now_ns = frame.ts_ns;
+    fn advance_clock(&mut self, ts_ns: i64) {
+        if ts_ns > self.now_ns {
+            self.now_ns = ts_ns;
             match self.next_sweep_ns {
                 None => self.next_sweep_ns = Some(self.now_ns.saturating_add(self.sweep_interval())),
                 Some(t) if self.now_ns >= t => self.sweep(),
@@ -367,7 +387,10 @@ impl Engine {
         let now = self.now_ns;
         let flows = self.table.flows();
         let d = &mut self.dispatch;
-        let open = d.active.len();
+        let open = match &mut self.tally {
+            Some(r) => r.tally.add_up(d.active.len(), &mut r.meanwhile),
+            None => d.active.len(),
+        };
         let mut keep = Vec::with_capacity(open);
         for &f in &d.active {
             let s = &flows[f as usize];
