@@ -10,6 +10,9 @@ use super::sender::{Sender, View};
 /// with no loss, is a sender-side buffer limit: cwnd would have grown (RFC 5681 §3.1).
 const FLAT_BAND: f64 = 0.12;
 const FLAT_RTTS: i64 = 8;
+/// A plateau still flat this many round trips after it began had been the buffer's from its
+/// start: its first FLAT_RTTS are credited to the send buffer too.
+const PLATEAU_CREDIT_RTTS: i64 = 2 * FLAT_RTTS;
 /// Growth per round that shows a congestion window still opening inside that band: Reno
 /// adds a segment a round, CUBIC at least about half of one (its TCP-friendly region);
 /// a send buffer adds nothing. Below it — and two segments of ACK-timing noise — flat.
@@ -36,6 +39,10 @@ pub struct LimitTracker {
     /// Highest flight in the stretch's first round, and in the whole stretch.
     flat_first_peak: u64,
     flat_peak: u64,
+    /// Time in the cwnd state when the flat stretch began, and whether the stretch's
+    /// unproven start was already credited to the send buffer.
+    flat_cwnd_ns: i64,
+    flat_credited: bool,
     /// When the sender last sent the short tail of a write with nothing behind it.
     ran_dry_ns: Option<i64>,
     /// The window in force, and its integral over the time in the rwnd state: the window
@@ -108,6 +115,8 @@ impl LimitTracker {
             self.flat_since = ts;
             self.flat_first_peak = flight;
             self.flat_peak = flight;
+            self.flat_cwnd_ns = self.state_ns[LimitState::Cwnd as usize];
+            self.flat_credited = false;
             return;
         }
         if srtt.is_some_and(|r| ts - self.flat_since <= r) {
@@ -148,6 +157,12 @@ impl LimitTracker {
         self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, settled.rwnd, ts, flat_since, dry) };
         self.rwnd_now = rwnd.unwrap_or(0);
         self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
+        if state == LimitState::Sndbuf
+            && !self.flat_credited
+            && s.rtt.srtt_ns.is_some_and(|r| ts - self.flat_since >= PLATEAU_CREDIT_RTTS * r)
+        {
+            self.credit_plateau();
+        }
         if state != self.state && self.first_frame[state as usize] == 0 {
             self.first_frame[state as usize] = frame;
         }
@@ -211,6 +226,19 @@ impl LimitTracker {
     /// still growing), low for one holding data its application has not read.
     pub fn limiting_rwnd_fill(&self) -> Option<f64> {
         (self.rwnd_limited_ns > 0).then(|| self.rwnd_limited_fill_ns / self.rwnd_limited_ns as f64)
+    }
+
+    /// A plateau held long past its proof: the buffer held the flight from the stretch's
+    /// start, as Linux's sndbuf_limited chrono counts it, not only once it was proven.
+    fn credit_plateau(&mut self) {
+        let (cwnd, sndbuf) = (LimitState::Cwnd as usize, LimitState::Sndbuf as usize);
+        let moved = (self.state_ns[cwnd] - self.flat_cwnd_ns).max(0);
+        self.state_ns[cwnd] -= moved;
+        self.state_ns[sndbuf] += moved;
+        let recent = self.since_data[cwnd].min(moved);
+        self.since_data[cwnd] -= recent;
+        self.since_data[sndbuf] += recent;
+        self.flat_credited = true;
     }
 
     /// Time with data outstanding (Linux's busy time): all but unknown and idle.

@@ -429,7 +429,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             vec![("share", Value::Share(app_share)), ("flight", Value::Bytes(flight))],
         ));
     }
-    let path_share = share(LimitState::Cwnd) + share(LimitState::Recovery);
+    // On a full link a flat flight is the path's too (the send-buffer finding above).
+    let path_share = share(LimitState::Cwnd)
+        + share(LimitState::Recovery)
+        + if link_full { share(LimitState::Sndbuf) } else { 0.0 };
     if path_share >= MIN_SHARE && link_full {
         f.push(Finding::new(
             FindingId::BandwidthLimited,

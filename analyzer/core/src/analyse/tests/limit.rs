@@ -39,6 +39,10 @@ fn a_zero_window_stops_the_sender() {
 /// bytes every 2 ms, for 800 ms of a 40 ms RTT; each chunk is acknowledged 40 ms after it
 /// left. The flight stays flat at 20 chunks. Returns the limit state at the end.
 fn steady_writer(tail: u32) -> LimitState {
+    steady_writer_trace(tail).1
+}
+
+fn steady_writer_trace(tail: u32) -> (Trace, LimitState) {
     let mut t = Trace::new();
     t.handshake(40_000, 100, Some(7));
     let chunk = 9 * MSS + tail;
@@ -63,12 +67,23 @@ fn steady_writer(tail: u32) -> LimitState {
                 .limit;
         }
     }
-    state
+    (t, state)
 }
 
 #[test]
 fn a_flat_flight_with_full_segments_only_is_a_send_buffer() {
     assert_eq!(steady_writer(0), LimitState::Sndbuf);
+}
+
+#[test]
+fn a_plateau_held_long_after_its_proof_was_the_buffers_from_its_start() {
+    // Flat from the first ACK (40 ms) to the end (841 ms): 20 RTTs. Proven a send-buffer
+    // plateau after 8 of them; still flat at 16, so the first 8 were the buffer's too, as
+    // Linux's sndbuf_limited chrono counts them.
+    let (t, _) = steady_writer_trace(0);
+    let lim = &t.fs.limits[A];
+    let sndbuf = lim.state_ns[LimitState::Sndbuf as usize] as f64 / lim.busy_ns() as f64;
+    assert!(sndbuf > 0.9, "{sndbuf}");
 }
 
 #[test]
