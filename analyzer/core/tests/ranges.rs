@@ -10,6 +10,9 @@ use tcpdiag_core::ingest::{CaptureReader, PcapWriter};
 use tcpdiag_core::libpcap;
 use tcpdiag_core::parallel::{run, run_file, run_file_in, EngineOptions, Outcome};
 
+mod common;
+use common::raw_tcp;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -71,26 +74,6 @@ fn samples_same_results_in_any_ranges() {
     }
 }
 
-/// Raw-IP TCP segment 10.0.0.1:sport → 10.0.0.2:80 (or back).
-fn seg(back: bool, sport: u16, flags: u8, seq: u32, ack: u32) -> Vec<u8> {
-    let mut ip = vec![0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
-    if back {
-        ip[12..16].copy_from_slice(&[10, 0, 0, 2]);
-        ip[16..20].copy_from_slice(&[10, 0, 0, 1]);
-    }
-    let (s, d) = if back { (80, sport) } else { (sport, 80) };
-    let mut tcp = vec![0u8; 20];
-    tcp[0..2].copy_from_slice(&s.to_be_bytes());
-    tcp[2..4].copy_from_slice(&d.to_be_bytes());
-    tcp[4..8].copy_from_slice(&seq.to_be_bytes());
-    tcp[8..12].copy_from_slice(&ack.to_be_bytes());
-    tcp[12] = 5 << 4;
-    tcp[13] = flags;
-    tcp[14..16].copy_from_slice(&65535u16.to_be_bytes());
-    ip.extend(tcp);
-    ip
-}
-
 #[test]
 fn scan_past_many_flows_evicts_as_one_thread_does() {
     // 30,000 SYN → RST/ACK exchanges 1 ms apart, every 7th port used twice with a new ISN
@@ -102,7 +85,7 @@ fn scan_past_many_flows_evicts_as_one_thread_does() {
     for i in 0..30_000u32 {
         let port = 1024 + (i % 4_000) as u16 * 7 % 28_000;
         let ts = 1_700_000_000 * s + i as i64 * 1_000_000;
-        let (a, b) = (seg(false, port, 0x02, i * 3, 0), seg(true, port, 0x14, 0, i * 3 + 1));
+        let (a, b) = (raw_tcp(false, port, 0x02, i * 3, 0, 0), raw_tcp(true, port, 0x14, 0, i * 3 + 1, 0));
         w.write_packet(ts, &a, a.len() as u32).unwrap();
         w.write_packet(ts + 100_000, &b, b.len() as u32).unwrap();
     }

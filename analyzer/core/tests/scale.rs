@@ -13,6 +13,9 @@ use tcpdiag_core::libpcap;
 use tcpdiag_core::parallel::{run, EngineOptions, Outcome};
 use tcpdiag_core::pipeline::scan;
 
+mod common;
+use common::raw_tcp as seg;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -138,29 +141,6 @@ fn rotated_pieces_merge_to_the_whole_capture() {
         assert_eq!(format!("{:?}", merged.scan.flows), format!("{:?}", whole.scan.flows));
     }
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// Raw-IP TCP segment 10.0.0.1:sport → 10.0.0.2:80 (or back).
-fn seg(back: bool, sport: u16, flags: u8, seq: u32, ack: u32, len: usize) -> Vec<u8> {
-    let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
-    let total = (20 + 20 + len) as u16;
-    ip[2..4].copy_from_slice(&total.to_be_bytes());
-    if back {
-        ip[12..16].copy_from_slice(&[10, 0, 0, 2]);
-        ip[16..20].copy_from_slice(&[10, 0, 0, 1]);
-    }
-    let (s, d) = if back { (80, sport) } else { (sport, 80) };
-    let mut tcp = vec![0u8; 20];
-    tcp[0..2].copy_from_slice(&s.to_be_bytes());
-    tcp[2..4].copy_from_slice(&d.to_be_bytes());
-    tcp[4..8].copy_from_slice(&seq.to_be_bytes());
-    tcp[8..12].copy_from_slice(&ack.to_be_bytes());
-    tcp[12] = 5 << 4;
-    tcp[13] = flags;
-    tcp[14..16].copy_from_slice(&65535u16.to_be_bytes());
-    ip.extend(tcp);
-    ip.extend(std::iter::repeat_n(0u8, len));
-    ip
 }
 
 const SYN: u8 = 0x02;
