@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use super::dsack::dsack;
 use super::notes::{Evidence, PacketNotes, Reorder, RetransKind};
 use super::rtt::RttEstimator;
-use super::scoreboard::Scoreboard;
+use super::scoreboard::{Scoreboard, DUP_THRESH};
 use crate::decode::{flags, TcpSegment};
 use crate::flow::SeqNumber;
 
@@ -225,13 +225,17 @@ impl Sender {
     /// once in recovery or with DupThresh segments SACKed (RFC 8985 §6.2; Linux's
     /// tcp_rack_reo_wnd), else [`Self::reo_wnd_ns`].
     fn loss_reo_wnd_ns(&self) -> i64 {
-        let reordering_seen = self.dsacks > 0 || self.reorder_events > 0;
-        let dupthresh_sacked = self.scoreboard.sacked_bytes() as u64 > 2 * self.mss.max(1) as u64;
-        if !reordering_seen && (self.in_recovery || dupthresh_sacked) {
+        let dupthresh_sacked = self.scoreboard.sacked_bytes() > (DUP_THRESH - 1) * self.mss.max(1);
+        if !self.reordering_seen() && (self.in_recovery || dupthresh_sacked) {
             0
         } else {
             self.reo_wnd_ns()
         }
+    }
+
+    /// A D-SACK or a late original: RACK and DupThresh then give reordering room.
+    fn reordering_seen(&self) -> bool {
+        self.dsacks > 0 || self.reorder_events > 0
     }
 
     fn lost_bytes(&self, now: i64) -> u64 {
@@ -239,7 +243,7 @@ impl Sender {
             return 0;
         }
         let mss = self.mss.max(1);
-        let reordering_seen = self.dsacks > 0 || self.reorder_events > 0;
+        let reordering_seen = self.reordering_seen();
         let deadline = now - self.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - self.loss_reo_wnd_ns();
         // Records are appended as first sent, so those sent before the deadline are a
         // prefix: RACK's lost bytes in a hole end where that prefix ends.
@@ -252,7 +256,7 @@ impl Sender {
         let mut lost = 0u64;
         for (hs, he, below) in self.scoreboard.holes_with_blocks(self.una) {
             sacked_above = sacked_above.saturating_sub(below);
-            let dupthresh = !reordering_seen && sacked_above > 2 * mss;
+            let dupthresh = !reordering_seen && sacked_above > (DUP_THRESH - 1) * mss;
             let edge = if dupthresh { he } else { he.min(time_edge) };
             if edge <= hs {
                 // Neither rule reaches this hole, nor (fewer bytes above, later sends) any above it.
@@ -844,7 +848,7 @@ mod tests {
     /// The loss count as RFC 6675 (IsLost) and RFC 8985 (RACK) define it, walking every
     /// record of every hole: what `lost_bytes` must equal without the walk.
     fn lost_by_walking(s: &Sender, now: i64) -> u64 {
-        let reordering_seen = s.dsacks > 0 || s.reorder_events > 0;
+        let reordering_seen = s.reordering_seen();
         let deadline = now - s.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - s.loss_reo_wnd_ns();
         let mut lost = 0;
         for (hs, he) in s.scoreboard.holes(s.una) {

@@ -10,7 +10,7 @@ use super::notes::LimitState;
 use super::units;
 use super::vantage::Vantage;
 use super::rtt::RttEstimator;
-use super::window::RwndBasis;
+use super::window::{RwndBasis, Scaling, MAX_SHIFT};
 use crate::flow::FlowSummary;
 
 /// What the caller decides for every flow: a vantage forced by the user, and the rate the
@@ -131,6 +131,9 @@ const QUEUE_INFLATION: f64 = 1.5;
 const QUEUE_SIGN: f64 = 1.25;
 /// A flow delivering at least this share of the bottleneck's rate kept it full.
 const FULL_LINK: f64 = 0.85;
+/// On a full link, reordering and a flat flight cost nothing the path could have given:
+/// their findings are held to this share, below any primary.
+const FULL_LINK_SECONDARY: f64 = 0.2;
 /// "Near the bottleneck's rate": where a slow start or startup has ended.
 const NEAR_CAPACITY: f64 = 0.8;
 /// Limit states below this share are left out of the time line.
@@ -172,17 +175,15 @@ fn path_rtt(fs: &FlowState, dd: usize, vantage: Vantage) -> Option<(PathRtt, Opt
     Some((PathRtt { rtt_ms: h, min_rtt_ms: h, source: "the handshake" }, None))
 }
 
-/// The receiver's SYN window scale, when its handshake was captured and scaling is in
-/// effect, if it is at least [`SPARE_SHIFTS`] above the smallest shift that expresses
-/// `window`: a stack picks the smallest shift that covers the largest buffer it plans for
-/// (Linux: an SO_RCVBUF set before the handshake, else the autotuning maximum), so a window
-/// that never needed it stopped at a maximum the stack did not plan for.
-fn spare_scale(summary: &FlowSummary, dd: usize, window: u64) -> Option<u8> {
-    if summary.wscale_in_effect() != Some(true) {
-        return None;
-    }
-    let shift = summary.sides[1 - dd].syn.wscale?.min(14);
-    let needed = (0..=14u8).find(|&s| 65_535u64 << s >= window).unwrap_or(14);
+/// The shift the receiver's windows are scaled by, when its handshake was captured and
+/// scaling is in effect, if it is at least [`SPARE_SHIFTS`] above the smallest shift that
+/// expresses `window`: a stack picks the smallest shift that covers the largest buffer it
+/// plans for (Linux: an SO_RCVBUF set before the handshake, else the autotuning maximum), so
+/// a window that never needed it stopped at a maximum the stack did not plan for.
+fn spare_scale(fs: &FlowState, dd: usize, window: u64) -> Option<u8> {
+    // The windows limiting direction dd are advertised by the other side.
+    let Some(Scaling::Negotiated(shift)) = fs.scaling[1 - dd] else { return None };
+    let needed = (0..=MAX_SHIFT).find(|&s| (u16::MAX as u64) << s >= window).unwrap_or(MAX_SHIFT);
     (shift >= needed + SPARE_SHIFTS).then_some(shift)
 }
 
@@ -303,12 +304,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
                 ("peak", Value::Bytes(rwnd)),
             ];
             FindingId::RwndSlowReader
-        } else if let Some(shift) = spare_scale(summary, dd, rwnd) {
+        } else if let Some(shift) = spare_scale(fs, dd, rwnd) {
             // The receiver's stack sized its SYN's window scale for a buffer several times
             // larger than the window ever got: its buffer stopped at a configured maximum
             // (a static SO_RCVBUF set before the handshake shapes the scale to itself).
             values.push(("shift", Value::Int(shift as i64)));
-            values.push(("room", Value::Bytes(65_535u64 << shift)));
+            values.push(("room", Value::Bytes((u16::MAX as u64) << shift)));
             FindingId::RwndAutotuneCeiling
         } else if fixed {
             FindingId::RwndStatic
@@ -352,7 +353,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     if s.spurious > 0 && s.spurious * 2 >= s.retrans_segments {
         f.push(Finding::new(
             FindingId::ReorderLimited,
-            if link_full { loss_share.min(0.2) } else { loss_share.max(0.3) },
+            if link_full { loss_share.min(FULL_LINK_SECONDARY) } else { loss_share.max(0.3) },
             s.retransmission_log().filter(|r| r.proven as u8 != 0).take(3).map(|r| r.frame).collect(),
             vec![
                 ("spurious", Value::Int(s.spurious as i64)),
@@ -405,7 +406,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     if share(LimitState::Sndbuf) >= MIN_SHARE {
         // A flat flight that kept the bottleneck full is the path's, not the buffer's: a
         // larger buffer would only lengthen the queue (BBR's paced flight looks the same).
-        let sndbuf_share = if link_full { share(LimitState::Sndbuf).min(0.2) } else { share(LimitState::Sndbuf) };
+        let sndbuf_share = if link_full { share(LimitState::Sndbuf).min(FULL_LINK_SECONDARY) } else { share(LimitState::Sndbuf) };
         f.push(Finding::new(
             FindingId::SndbufLimited,
             sndbuf_share,
@@ -503,56 +504,47 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::Addr;
-    use crate::flow::SideSummary;
 
-    /// A flow whose data goes A → B, with the window scales of A's SYN and B's SYN/ACK.
-    fn syns(client: Option<u8>, server: Option<u8>) -> FlowSummary {
-        let side = |wscale| {
-            let mut s = SideSummary { syn_frame: Some(1), ..SideSummary::default() };
-            s.syn.wscale = wscale;
-            s
-        };
-        FlowSummary {
-            stream: 0,
-            a: (Addr::v4([10, 0, 0, 1]), 40_000),
-            b: (Addr::v4([10, 0, 0, 2]), 443),
-            first_frame: 1,
-            last_frame: 1,
-            first_ts_ns: 0,
-            last_ts_ns: 0,
-            sides: [side(client), side(server)],
-        }
+    /// A flow whose data goes A → B, with the shifts of A's and B's windows.
+    fn scaled(client: Scaling, server: Scaling) -> FlowState {
+        let mut fs = FlowState::default();
+        fs.scaling = [Some(client), Some(server)];
+        fs
     }
 
     #[test]
     fn a_receiver_scale_chosen_for_a_far_bigger_buffer_marks_its_autotuning_ceiling() {
         // B's SYN/ACK: shift 7 (its stack planned for up to 8 MB); its window never
         // passed 13,568 B (tcp_rmem max 23,900).
-        assert_eq!(spare_scale(&syns(Some(7), Some(7)), 0, 13_568), Some(7));
+        let fs = scaled(Scaling::Negotiated(7), Scaling::Negotiated(7));
+        assert_eq!(spare_scale(&fs, 0, 13_568), Some(7));
         // 175,232 B needs shift 2: five to spare.
-        assert_eq!(spare_scale(&syns(Some(7), Some(7)), 0, 175_232), Some(7));
+        assert_eq!(spare_scale(&fs, 0, 175_232), Some(7));
     }
 
     #[test]
     fn a_buffer_set_before_the_handshake_shapes_the_scale_to_itself() {
         // SO_RCVBUF 86,386 B: shift 1, window 106,542 B (needs shift 1).
-        assert_eq!(spare_scale(&syns(Some(7), Some(1)), 0, 106_542), None);
+        assert_eq!(spare_scale(&scaled(Scaling::Negotiated(7), Scaling::Negotiated(1)), 0, 106_542), None);
         // SO_RCVBUF 550,924 B: shift 4, window 678,624 B (needs 4).
-        assert_eq!(spare_scale(&syns(Some(7), Some(4)), 0, 678_624), None);
+        let fs = scaled(Scaling::Negotiated(7), Scaling::Negotiated(4));
+        assert_eq!(spare_scale(&fs, 0, 678_624), None);
         // One shift to spare is still a buffer set before the handshake (a window advertised
         // at half its buffer).
-        assert_eq!(spare_scale(&syns(Some(7), Some(4)), 0, 400_000), None);
+        assert_eq!(spare_scale(&fs, 0, 400_000), None);
         // Shift 0 covers every buffer up to 65,535 B: a 2,896 B window says nothing more.
-        assert_eq!(spare_scale(&syns(Some(7), Some(0)), 0, 2_896), None);
+        assert_eq!(spare_scale(&scaled(Scaling::Negotiated(7), Scaling::Negotiated(0)), 0, 2_896), None);
     }
 
     #[test]
     fn the_scale_read_is_the_receivers_and_only_when_scaling_is_in_effect() {
-        // Data B → A: A's SYN is the receiver's.
-        assert_eq!(spare_scale(&syns(Some(1), Some(7)), 1, 13_568), None);
-        assert_eq!(spare_scale(&syns(Some(7), Some(1)), 1, 13_568), Some(7));
-        // Scaling not negotiated: no scale in effect to read.
-        assert_eq!(spare_scale(&syns(None, Some(7)), 0, 13_568), None);
+        // Data B → A: A's windows limit it.
+        assert_eq!(spare_scale(&scaled(Scaling::Negotiated(1), Scaling::Negotiated(7)), 1, 13_568), None);
+        assert_eq!(spare_scale(&scaled(Scaling::Negotiated(7), Scaling::Negotiated(1)), 1, 13_568), Some(7));
+        // Scaling not negotiated, or the handshake not captured: no scale in effect to read.
+        let off = scaled(Scaling::NotNegotiated, Scaling::NotNegotiated);
+        assert_eq!(spare_scale(&off, 0, 13_568), None);
+        let cut = scaled(Scaling::Unknown { min_shift: 7 }, Scaling::Unknown { min_shift: 7 });
+        assert_eq!(spare_scale(&cut, 0, 13_568), None);
     }
 }
