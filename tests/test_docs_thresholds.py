@@ -55,6 +55,10 @@ PHRASES = [
     ("engine.md", "flat within ±{0} % for {1} RTTs", [("FLAT_BAND", pct), ("FLAT_RTTS", word)]),
     ("engine.md", "the window binds ≥ {0} % of busy time", [("MIN_SHARE", pct)]),
     ("engine.md", "averaged at most {0} the largest", [("SLOW_READER_FILL", half)]),
+    ("engine.md", "SYN scale {0} or more shifts above", [("SPARE_SHIFTS", word)]),
+    ("verdicts.md", "needed {0} or more shifts fewer than the SYN offered", [("SPARE_SHIFTS", word)]),
+    ("engine.md", "holds at least {0} the genuine losses", [("OVERSHOOT_LOSS_SHARE", half)]),
+    ("engine.md", "and its first {0} are credited to it", [("FLAT_RTTS", word)]),
 ]
 
 
