@@ -26,6 +26,7 @@ struct Sent {
     retrans: u16,
     last_retrans_frame: u64,
     last_retrans_tsval: Option<u32>,
+    last_retrans_ns: i64,
 }
 
 /// A retransmission kept for a while after it was acknowledged, so a late D-SACK or a
@@ -61,6 +62,10 @@ pub struct Recovery {
     pub flight_before: u64,
     /// Part of the first slow start (no earlier recovery, flight still doubling).
     pub in_slow_start: bool,
+    /// The timestamp the first retransmission carried.
+    first_tsval: Option<u32>,
+    /// D-SACKs seen before it began.
+    dsacks_before: u64,
 }
 
 const RETRANS_MEMORY: usize = 4096;
@@ -103,9 +108,16 @@ pub struct Sender {
     pub mss: u32,
     pub mss_option: Option<u32>,
     outstanding: VecDeque<Sent>,
-    /// [seq, end) of the outstanding records sent more than once, in sequence order: what
-    /// the loss count leaves out without walking every record.
-    resent: VecDeque<(SeqNumber, SeqNumber)>,
+    /// [seq, end) of the outstanding records sent more than once, in sequence order, with
+    /// when they were last sent: what the loss count leaves out without walking every record.
+    resent: VecDeque<(SeqNumber, SeqNumber, i64)>,
+    /// RACK (RFC 8985 §6.1): when the most recently sent of the delivered segments was sent,
+    /// and the round trip the latest delivery took.
+    rack_xmit_ns: Option<i64>,
+    rack_rtt_ns: i64,
+    /// Reordering as the sender detects it (Linux's reord_seen): an ACK or SACK delivering
+    /// a segment never sent again from below the highest SACKed byte.
+    reord_seen: u64,
     pub scoreboard: Scoreboard,
     /// Bytes cumulatively acknowledged (SND.UNA's progress), for the delivery rate.
     acked_total: u64,
@@ -233,9 +245,49 @@ impl Sender {
         }
     }
 
-    /// A D-SACK or a late original: RACK and DupThresh then give reordering room.
+    /// Reordering the sender itself detected (Linux's reord_seen): a hole filled by its
+    /// original or an original arriving late. RACK and DupThresh then give reordering room.
+    /// A D-SACK only widens RACK's window (`reo_wnd_ns`): a sender that has seen its
+    /// retransmissions arrive twice still marks losses at once in recovery.
     fn reordering_seen(&self) -> bool {
-        self.dsacks > 0 || self.reorder_events > 0
+        self.reord_seen > 0
+    }
+
+    /// Whether [s, e), below `fack` (the highest byte SACKed before this ACK), holds a
+    /// hole's bytes sent only once: delivering them now means they came out of order
+    /// (Linux tcp_check_sack_reordering; it takes an ACK's SACK blocks lowest first).
+    fn fills_hole_with_original(&self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) -> bool {
+        let Some(fack) = fack else { return false };
+        let e = e.min(fack);
+        self.scoreboard.holes(self.una).take_while(|h| h.0 < e).any(|(hs, he)| {
+            let (a, b) = (hs.max(s), he.min(e));
+            a < b && self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).any(|x| x.retrans == 0)
+        })
+    }
+
+    /// RACK (RFC 8985 §6.2): a segment not delivered is lost once it was sent before the
+    /// most recently sent delivered one and an RTT plus the reordering window has passed
+    /// since. Before any delivery, the smoothed RTT stands in.
+    fn rack_deadline(&self, now: i64) -> i64 {
+        let reo = self.loss_reo_wnd_ns();
+        match self.rack_xmit_ns {
+            Some(xmit) => xmit.min(now - self.rack_rtt_ns - reo),
+            None => now - self.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - reo,
+        }
+    }
+
+    /// A delivered segment (cumulatively ACKed or newly SACKed) last sent at `xmit`. A
+    /// retransmission delivered sooner than the path's minimum RTT was its original's.
+    fn rack_advance(&mut self, xmit: i64, resent: bool, now: i64) {
+        let lag = self.a2d_ns();
+        let rtt = now - xmit + if lag >= AT_SENDER_NS { lag } else { 0 };
+        if resent && rtt < self.rtt.min_ns.unwrap_or(0) {
+            return;
+        }
+        self.rack_rtt_ns = rtt;
+        if self.rack_xmit_ns.map_or(true, |x| xmit >= x) {
+            self.rack_xmit_ns = Some(xmit);
+        }
     }
 
     fn lost_bytes(&self, now: i64) -> u64 {
@@ -244,7 +296,7 @@ impl Sender {
         }
         let mss = self.mss.max(1);
         let reordering_seen = self.reordering_seen();
-        let deadline = now - self.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - self.loss_reo_wnd_ns();
+        let deadline = self.rack_deadline(now);
         // Records are appended as first sent, so those sent before the deadline are a
         // prefix: RACK's lost bytes in a hole end where that prefix ends.
         let timed_out = self.outstanding.partition_point(|x| x.ts_ns <= deadline);
@@ -263,12 +315,14 @@ impl Sender {
                 break;
             }
             lost += edge.distance_from(hs) as u64;
-            // Bytes sent again are in flight again.
-            while let Some(&&(rs, re)) = resent.peek() {
+            // Bytes sent again are in flight again, until RACK deems that copy lost too.
+            while let Some(&&(rs, re, sent)) = resent.peek() {
                 if rs >= edge {
                     break;
                 }
-                lost -= re.min(edge).distance_from(rs.max(hs)).max(0) as u64;
+                if sent > deadline {
+                    lost -= re.min(edge).distance_from(rs.max(hs)).max(0) as u64;
+                }
                 if re > edge {
                     break;
                 }
@@ -346,7 +400,7 @@ impl Sender {
             }
             self.remember(seq, end, seg);
             self.outstanding.push_back(Sent {
-                seq, end, frame, ts_ns: ts, syn, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None,
+                seq, end, frame, ts_ns: ts, syn, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None, last_retrans_ns: 0,
             });
             self.max = end;
             self.note_order(seg);
@@ -377,7 +431,7 @@ impl Sender {
         let kind = self.classify(seq, end, ts);
         // The flight a recovery starts from (only then: pipe walks the scoreboard).
         let pipe_before = if self.in_recovery { 0 } else { self.pipe(ts) };
-        let (orig_frame, orig_ts_ns) = self.mark_retransmitted(seq, end, frame, tsval);
+        let (orig_frame, orig_ts_ns) = self.mark_retransmitted(seq, end, frame, ts, tsval);
         self.retrans_segments += 1;
         self.retrans_bytes += seg.payload_len as u64;
         notes.retrans = kind;
@@ -388,6 +442,7 @@ impl Sender {
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
+                first_tsval: tsval, dsacks_before: self.dsacks,
             });
         }
         let rec = self.recoveries.len() - 1;
@@ -637,7 +692,7 @@ impl Sender {
     /// Marks outstanding records overlapping [seq, end) and returns the frame that first
     /// carried `seq` (0 if it was not captured).
     /// Returns the frame and time of the first transmission (0 and `None` if not captured).
-    fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, tsval: Option<u32>) -> (u64, Option<i64>) {
+    fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, ts: i64, tsval: Option<u32>) -> (u64, Option<i64>) {
         let mut orig = (0, None);
         let first = self.first_ending_after(seq);
         for s in self.outstanding.range_mut(first..) {
@@ -648,13 +703,16 @@ impl Sender {
                 if orig.0 == 0 {
                     orig = (s.frame, Some(s.ts_ns));
                 }
+                let at = self.resent.partition_point(|r| r.0 < s.seq);
                 if s.retrans == 0 {
-                    let at = self.resent.partition_point(|r| r.0 < s.seq);
-                    self.resent.insert(at, (s.seq, s.end));
+                    self.resent.insert(at, (s.seq, s.end, ts));
+                } else if let Some(r) = self.resent.get_mut(at) {
+                    r.2 = ts;
                 }
                 s.retrans = s.retrans.saturating_add(1);
                 s.last_retrans_frame = frame;
                 s.last_retrans_tsval = tsval;
+                s.last_retrans_ns = ts;
             }
         }
         orig
@@ -688,12 +746,22 @@ impl Sender {
         // the ACK first). SND.MAX stays the highest byte *seen sent*, so that data is new
         // when it shows up, as in Wireshark.
         let advanced = ack > self.una;
+        let fack = self.scoreboard.highest();
+        if advanced && self.fills_hole_with_original(self.una, ack, fack) {
+            self.reord_seen += 1;
+        }
         if advanced {
             self.advance(ack, ts, seg, notes);
         }
         let mut new_sack = false;
         for &(l, r) in sack_blocks {
-            new_sack |= self.scoreboard.add(SeqNumber(l), SeqNumber(r), self.una) > 0;
+            if self.fills_hole_with_original(SeqNumber(l), SeqNumber(r), fack) {
+                self.reord_seen += 1;
+            }
+            if self.scoreboard.add(SeqNumber(l), SeqNumber(r), self.una) > 0 {
+                new_sack = true;
+                self.rack_on_sacked(SeqNumber(l), SeqNumber(r), ts);
+            }
         }
         if new_sack && self.hole_since.is_none() {
             self.hole_since = Some(ts);
@@ -716,6 +784,20 @@ impl Sender {
             self.snapshot(ts);
             // SACKed bytes leave the scoreboard as SND.UNA passes them: counted once.
             self.delivery.on_delivered(ts, self.acked_total + self.scoreboard.sacked_bytes() as u64);
+        }
+    }
+
+    /// RACK's clock from a SACK block that delivered new bytes: the last record in it (sent
+    /// last of the originals) and every retransmission in it.
+    fn rack_on_sacked(&mut self, l: SeqNumber, r: SeqNumber, ts: i64) {
+        let top = self.first_ending_after(r - 1);
+        if let Some(s) = self.outstanding.get(top).filter(|s| s.seq < r && s.retrans == 0) {
+            self.rack_advance(s.ts_ns, false, ts);
+        }
+        let from = self.resent.partition_point(|x| x.1 <= l);
+        let latest = self.resent.range(from..).take_while(|x| x.0 < r).map(|x| x.2).max();
+        if let Some(sent) = latest {
+            self.rack_advance(sent, true, ts);
         }
     }
 
@@ -742,6 +824,7 @@ impl Sender {
         self.hole_since = if self.scoreboard.is_empty() { None } else { self.hole_since };
         let tsecr = seg.options.timestamps.map(|t| t.1);
         let mut rtt_sample = None;
+        let mut delivered: Option<(i64, bool)> = None;
         while let Some(front) = self.outstanding.front() {
             if front.end > ack {
                 break;
@@ -749,6 +832,10 @@ impl Sender {
             let s = self.outstanding.pop_front().unwrap();
             if s.retrans > 0 && self.resent.front().is_some_and(|r| r.1 <= ack) {
                 self.resent.pop_front();
+            }
+            let xmit = if s.retrans > 0 { (s.last_retrans_ns, true) } else { (s.ts_ns, false) };
+            if delivered.map_or(true, |d| xmit.0 >= d.0) {
+                delivered = Some(xmit);
             }
             let lag_known = self.a2d.samples > 0 || self.a2d_hint_ns.is_some();
             if s.retrans == 0 && s.syn && !lag_known {
@@ -767,6 +854,9 @@ impl Sender {
                 }
             }
         }
+        if let Some((xmit, resent)) = delivered {
+            self.rack_advance(xmit, resent, ts);
+        }
         if let Some(r) = rtt_sample {
             // The capture point sees data → ACK; away from the sender the rest of the loop
             // is ACK → data (at the sender that delay is its own processing: left out).
@@ -780,6 +870,12 @@ impl Sender {
         }
         if self.in_recovery {
             if let Some(rec) = self.recoveries.last_mut() {
+                // A partial ACK echoing a timestamp from before the first retransmission:
+                // a hole filled with its delayed original (Linux tcp_try_undo_partial; not
+                // once a D-SACK has undone the recovery).
+                if ack < rec.point && self.dsacks == rec.dsacks_before && tsecr.zip(rec.first_tsval).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
+                    self.reord_seen += 1;
+                }
                 if ack >= rec.point {
                     rec.end_ns = Some(ts);
                     self.in_recovery = false;
@@ -849,12 +945,13 @@ mod tests {
     /// record of every hole: what `lost_bytes` must equal without the walk.
     fn lost_by_walking(s: &Sender, now: i64) -> u64 {
         let reordering_seen = s.reordering_seen();
-        let deadline = now - s.rtt.srtt_ns.unwrap_or(i64::MAX / 4) - s.loss_reo_wnd_ns();
+        let deadline = s.rack_deadline(now);
         let mut lost = 0;
         for (hs, he) in s.scoreboard.holes(s.una) {
             let dupthresh = !reordering_seen && s.scoreboard.is_lost(hs, s.mss);
-            for seg in s.outstanding.iter().filter(|x| x.end > hs && x.seq < he && x.retrans == 0) {
-                if dupthresh || seg.ts_ns <= deadline {
+            for seg in s.outstanding.iter().filter(|x| x.end > hs && x.seq < he) {
+                let resent_lost = seg.retrans > 0 && seg.last_retrans_ns <= deadline;
+                if (dupthresh || seg.ts_ns <= deadline) && (seg.retrans == 0 || resent_lost) {
                     lost += seg.end.min(he).distance_from(seg.seq.max(hs)) as u64;
                 }
             }
@@ -876,22 +973,29 @@ mod tests {
             s.rtt.srtt_ns = Some(50_000_000);
             s.rtt.min_ns = Some(40_000_000);
             s.dsacks = next(3) / 2;
+            s.reord_seen = next(3) / 2;
             let n = 1 + next(60) as u32;
             for i in 0..n {
                 let seq = s.una + i * 1000;
                 let retrans = u16::from(next(6) == 0);
+                let resent_at = n as i64 * 2_000_000 + next(100_000_000) as i64;
                 s.outstanding.push_back(Sent {
                     seq, end: seq + 1000, frame: i as u64 + 1, ts_ns: i as i64 * 2_000_000, syn: false,
-                    retrans, last_retrans_frame: 0, last_retrans_tsval: None,
+                    retrans, last_retrans_frame: 0, last_retrans_tsval: None, last_retrans_ns: resent_at,
                 });
                 if retrans > 0 {
-                    s.resent.push_back((seq, seq + 1000));
+                    s.resent.push_back((seq, seq + 1000, resent_at));
                 }
                 if next(3) == 0 {
                     // SACK blocks that need not fall on segment edges.
                     let (a, b) = (seq + next(500) as u32, seq + 500 + next(1500) as u32);
                     s.scoreboard.add(a, b, s.una);
                 }
+            }
+            if next(2) == 0 {
+                // RACK's clock from a delivery: the latest-sent delivered segment and its RTT.
+                s.rack_xmit_ns = Some(next(n as u64 * 2_000_000) as i64);
+                s.rack_rtt_ns = 30_000_000 + next(40_000_000) as i64;
             }
             let now = next(n as u64 * 2_000_000 + 200_000_000) as i64;
             assert_eq!(s.lost_bytes(now), lost_by_walking(&s, now), "{:?} at {now}", s.scoreboard);

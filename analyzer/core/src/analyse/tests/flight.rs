@@ -77,3 +77,60 @@ fn a_paced_sender_is_still_at_the_capture_point() {
     assert!(t.fs.senders[A].at_sender());
     assert_eq!((n.unacked, n.in_flight), (MSS as u64, MSS as u64));
 }
+
+#[test]
+fn a_retransmission_lost_again_leaves_the_pipe_once_a_later_send_got_through() {
+    let mut t = at_sender();
+    for k in 0..5 {
+        t.seg(41_000 + k, A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    // Segment 2 dropped: B acknowledges 1 and SACKs 3–5; A resends 2 and sends 6 and 7.
+    t.seg(81_000, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + 5 * MSS)]).send();
+    let n = t.seg(81_100, A).data(1 + MSS, MSS).send();
+    assert_eq!(n.in_flight, MSS as u64, "the resent copy is in flight");
+    t.seg(82_000, A).data(1 + 5 * MSS, MSS).send();
+    t.seg(82_001, A).data(1 + 6 * MSS, MSS).send();
+    // An RTT later B SACKs 6–7 but still misses 2: the copy sent before them was lost too
+    // (RFC 8985 §6.2: RACK times retransmissions by their last sending).
+    let n = t.seg(122_100, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + 7 * MSS)]).send();
+    assert_eq!((n.unacked, n.sacked, n.in_flight), (6 * MSS as u64, 5 * MSS as u64, 0));
+}
+
+/// Segments 2–8 from 83 ms, one every 2 ms; 3, 5 and 7 are dropped; at 139 ms B
+/// acknowledges 2 and SACKs 4, 6 and 8 (8 was sent at 95 ms: RACK's RTT is 44 ms).
+fn three_holes_after(t: &mut Trace) -> PacketNotes {
+    for k in 0..7 {
+        t.seg(83_000 + 2_000 * k, A).data(1 + (1 + k as u32) * MSS, MSS).send();
+    }
+    let sacks = [(1 + 3 * MSS, 1 + 4 * MSS), (1 + 5 * MSS, 1 + 6 * MSS), (1 + 7 * MSS, 1 + 8 * MSS)];
+    t.seg(139_000, B).rel_ack(1 + 2 * MSS).sack(&sacks).send()
+}
+
+#[test]
+fn a_hole_filled_by_its_original_gives_rack_a_reordering_window() {
+    let mut t = at_sender();
+    t.seg(41_000, A).data(1, MSS).send();
+    // Segment 1 arrives after segment 2: SACKed first, then acknowledged with no resend.
+    t.seg(41_001, A).data(1 + MSS, MSS).send();
+    t.seg(81_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS)]).send();
+    t.seg(82_000, B).rel_ack(1 + 2 * MSS).send();
+    let n = three_holes_after(&mut t);
+    // Reordering seen (Linux reord_seen): RACK waits min_RTT/4 = 10 ms past the RTT, so only
+    // segment 3 (sent at 85 ms) is lost; 5 and 7 are still in flight.
+    assert_eq!(n.in_flight, 2 * MSS as u64);
+}
+
+#[test]
+fn a_dsack_alone_is_no_reordering_seen() {
+    let mut t = at_sender();
+    t.seg(41_000, A).data(1, MSS).send();
+    t.seg(41_001, A).data(1 + MSS, MSS).send();
+    // Segment 1 resent too early, then D-SACKed: the sender learns it was spurious.
+    t.seg(80_000, A).data(1, MSS).send();
+    t.seg(81_000, B).rel_ack(1 + 2 * MSS).send();
+    t.seg(82_000, B).rel_ack(1 + 2 * MSS).sack(&[(1, 1 + MSS)]).send();
+    let n = three_holes_after(&mut t);
+    // A D-SACK widens RACK's window, yet with DupThresh SACKed and no reordering the sender
+    // itself detected, Linux marks every hole sent before segment 8 lost at once.
+    assert_eq!(n.in_flight, 0);
+}
