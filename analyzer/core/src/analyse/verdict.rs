@@ -131,6 +131,9 @@ const QUEUE_INFLATION: f64 = 1.5;
 const QUEUE_SIGN: f64 = 1.25;
 /// A flow delivering at least this share of the bottleneck's rate kept it full.
 const FULL_LINK: f64 = 0.85;
+/// The congestion window held the sender this share of its busy time: its pace was the
+/// path's when it was also at its top rate.
+const CWND_HELD: f64 = 0.5;
 /// On a full link, reordering and a flat flight cost nothing the path could have given:
 /// their findings are held to this share, below any primary.
 const FULL_LINK_SECONDARY: f64 = 0.2;
@@ -344,7 +347,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // sender that never bursts shows its own rate in every stretch of ACKs.
     let mean_over_min = path.map_or(inflation, |p| p.rtt_ms / p.min_rtt_ms.max(1e-3));
     let queue_signs = mean_over_min >= QUEUE_SIGN || s.retrans_segments > s.spurious;
-    let link_full = link_busy.map_or(queue_full, |b| b >= FULL_LINK && queue_signs);
+    // So does a sender its congestion window held most of the time at its top rate: a
+    // window the path could carry more of would have grown (Reno, CUBIC) or been probed
+    // past (BBR). (A capture that starts mid-transfer may never see the queue's floor.)
+    // Not when its flight also sat flat for long: a send buffer's plateau paces it too.
+    let window_held = share(LimitState::Cwnd) >= CWND_HELD && share(LimitState::Sndbuf) < MIN_SHARE;
+    let link_full = link_busy.map_or(queue_full, |b| b >= FULL_LINK && (queue_signs || window_held));
 
     // Retransmissions: spurious ones point at reordering, genuine ones at loss.
     let genuine = s.retrans_segments.saturating_sub(s.spurious);
