@@ -20,8 +20,9 @@
 //! stays for every flow ever seen is the numbering record (key, base sequence numbers, the
 //! flows-table row) — Wireshark keeps the same, and it is what makes a later segment with
 //! the same 4-tuple join the same `tcp.stream` (or a new one under the port-reuse rule)
-//! exactly as without eviction. Such a segment restarts the flow's analysis (an
-//! *episode*); the flow keeps the verdict of its largest episode.
+//! exactly as without eviction — and an empty 8-byte slot in its worker's state index.
+//! Such a segment restarts the flow's analysis (an *episode*); the flow keeps the verdict
+//! of its largest episode.
 
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::thread::JoinHandle;
