@@ -79,6 +79,8 @@ pub struct Scan {
 pub struct Scanner {
     reader: Box<dyn FrameSource>,
     table: FlowTable,
+    /// The frame being placed, decoded in place.
+    seg: TcpSegment,
     stats: ScanStats,
     error: Option<IngestError>,
     done: bool,
@@ -90,7 +92,7 @@ impl Scanner {
     }
 
     pub fn boxed(reader: Box<dyn FrameSource>) -> Scanner {
-        Scanner { reader, table: FlowTable::new(), stats: ScanStats::default(), error: None, done: false }
+        Scanner { reader, table: FlowTable::new(), seg: TcpSegment::default(), stats: ScanStats::default(), error: None, done: false }
     }
 
     /// Reads until `max_segments` TCP segments went to `sink` or the capture ended.
@@ -110,7 +112,7 @@ impl Scanner {
                     break;
                 }
             };
-            if place_frame(&mut self.table, &mut self.stats, &frame, sink) {
+            if place_frame_in(&mut self.table, &mut self.stats, &frame, &mut self.seg, sink) {
                 sent += 1;
             }
             sink.tick(&self.table, frame.ts_ns);
@@ -139,7 +141,21 @@ impl Scanner {
 /// Returns true when a segment went to the sink.
 #[inline]
 pub fn place_frame(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, sink: &mut impl SegmentSink) -> bool {
-    place_decoded(table, stats, frame, decode::decode(frame.linktype, frame.data, frame.origlen), sink)
+    place_frame_in(table, stats, frame, &mut TcpSegment::default(), sink)
+}
+
+/// [`place_frame`] decoding into `seg`, a buffer the caller keeps from frame to frame (the
+/// segment is written once, in place, and never moved).
+#[inline]
+pub fn place_frame_in(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, seg: &mut TcpSegment, sink: &mut impl SegmentSink) -> bool {
+    stats.frames += 1;
+    match decode::decode_into(frame.linktype, frame.data, frame.origlen, seg) {
+        Ok(()) => place_tcp(table, stats, frame, seg, sink),
+        Err((layer, reason)) => {
+            stats.count_stop(frame, layer, reason);
+            false
+        }
+    }
 }
 
 /// `place_frame` for a frame decoded elsewhere (on another thread): `frame.data` is unused.

@@ -50,6 +50,14 @@ impl FlowState {
     }
 
     pub fn on_segment(&mut self, seg: &TcpSegment, d: usize, frame: u64, ts: i64) -> PacketNotes {
+        let mut notes = PacketNotes::default();
+        self.on_segment_into(seg, d, frame, ts, &mut notes);
+        notes
+    }
+
+    /// [`Self::on_segment`] writing the packet's notes into `notes` (reset first), so a
+    /// caller that keeps one buffer does not copy 184 bytes out per packet.
+    pub fn on_segment_into(&mut self, seg: &TcpSegment, d: usize, frame: u64, ts: i64, notes: &mut PacketNotes) {
         // Timestamps from damaged files can be anything: keep them where differences and
         // multiples of RTTs cannot overflow (1970 to 2116).
         let ts = ts.clamp(0, MAX_TS_NS);
@@ -86,7 +94,7 @@ impl FlowState {
             }
         }
 
-        let mut notes = PacketNotes::default();
+        *notes = PacketNotes::default();
         // The window this packet advertises limits the other direction's sender.
         let (rwnd, basis) = self.scaling_of(d).rwnd(seg.window, syn);
         if seg.flags & flags::RST == 0 {
@@ -109,7 +117,7 @@ impl FlowState {
         }
 
         let recovering = self.senders[r].in_recovery();
-        self.senders[r].on_ack(seg, frame, ts, &mut notes);
+        self.senders[r].on_ack(seg, frame, ts, notes);
         if recovering && !self.senders[r].in_recovery() {
             // Recovery over: cwnd = ssthresh = β·cwnd at its start (RFC 9438 §4.6, β = 0.7
             // for CUBIC), or restored when it was undone as spurious (RFC 3708).
@@ -118,7 +126,7 @@ impl FlowState {
             }
         }
         let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
-        self.senders[d].on_data(seg, frame, ts, peer_rwnd, &mut notes);
+        self.senders[d].on_data(seg, frame, ts, peer_rwnd, notes);
 
         if seg.payload_len > 0 && notes.retrans == super::notes::RetransKind::None && notes.reorder.is_none() {
             // A gap that began with a partial segment is the application's: it had no more
@@ -128,7 +136,8 @@ impl FlowState {
             }
             self.limits[d].data_seen();
             let mss = self.senders[d].mss.max(1);
-            self.write_ended[d] = seg.payload_len % mss != 0 && seg.flags & flags::FIN == 0;
+            // (A full segment, the usual case, skips the division.)
+            self.write_ended[d] = seg.payload_len != mss && seg.payload_len % mss != 0 && seg.flags & flags::FIN == 0;
         }
         let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;
         let dd = if carries_data { d } else { r };
@@ -211,11 +220,12 @@ impl FlowState {
         notes.cwnd = self.cwnd[dd].value;
         notes.cwnd_conf = self.cwnd[dd].confidence;
         // At the sender the view is the settled state already.
-        let settled = if view_at_sender { view } else { self.senders[dd].settled_view(ts) };
-        notes.limit = self.limits[dd].update(&self.senders[dd], &view, &settled, &self.cwnd[dd], rwnd_dd, ts, frame);
+        // (Borrowed, not copied: reading a just-written view back whole stalls.)
+        let away;
+        let settled = if view_at_sender { &view } else { away = self.senders[dd].settled_view(ts); &away };
+        notes.limit = self.limits[dd].update(&self.senders[dd], &view, settled, &self.cwnd[dd], rwnd_dd, ts, frame);
         notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;
         notes.vantage = self.handshake.vantage(dd);
-        notes
     }
 
     /// The direction that carried more payload: the one the verdict is about.

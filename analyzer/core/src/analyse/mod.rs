@@ -163,6 +163,8 @@ pub struct Analyzer<S: NotesSink, V: VerdictStore = Verdicts> {
     opts: JudgeOptions,
     verdicts: V,
     next_sweep_ns: i64,
+    /// The current packet's notes, one buffer for all (written in place, not moved).
+    notes: PacketNotes,
 }
 
 impl<S: NotesSink> Analyzer<S> {
@@ -181,7 +183,7 @@ impl<S: NotesSink> Analyzer<S> {
 
 impl<S: NotesSink, V: VerdictStore> Analyzer<S, V> {
     pub fn with_store(out: S, opts: JudgeOptions, verdicts: V) -> Self {
-        Analyzer { states: Vec::new(), active: Vec::new(), out, opts, verdicts, next_sweep_ns: i64::MIN }
+        Analyzer { states: Vec::new(), active: Vec::new(), out, opts, verdicts, next_sweep_ns: i64::MIN, notes: PacketNotes::default() }
     }
 
     /// The state of a flow still open (for tests and live views).
@@ -214,8 +216,8 @@ impl<S: NotesSink, V: VerdictStore> SegmentSink for Analyzer<S, V> {
                 slot.insert(Box::default())
             }
         };
-        let notes = st.on_segment(seg, place.dir.index(), frame.number, frame.ts_ns);
-        self.out.packet(frame, seg, place, &notes);
+        st.on_segment_into(seg, place.dir.index(), frame.number, frame.ts_ns, &mut self.notes);
+        self.out.packet(frame, seg, place, &self.notes);
     }
 
     /// Every quarter of the grace period of capture time, judges the flows that closed.

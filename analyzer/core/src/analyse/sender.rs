@@ -560,15 +560,20 @@ impl Sender {
     /// The sender's flight, unacked bytes and window as they stand for a segment seen
     /// now. At the sender that is the state as is; elsewhere the sender acts on ACKs the
     /// capture point saw one ACK→data delay earlier.
+    #[inline]
     pub fn view(&mut self, now: i64) -> View {
         self.view_lagged(now, self.a2d_ns())
     }
 
     /// The state once every ACK seen so far has reached the sender.
+    #[inline]
     pub fn settled_view(&mut self, now: i64) -> View {
         self.view_lagged(now, 0)
     }
 
+    // Inlined: returned through memory, its fields were read back before their stores
+    // had landed (a stall that was a quarter of `FlowState::on_segment`).
+    #[inline(always)]
     fn view_lagged(&mut self, now: i64, lag: i64) -> View {
         if lag < AT_SENDER_NS || !self.started {
             let unacked = self.unacked();

@@ -2,7 +2,7 @@
 //! tags, 802.1ad (QinQ) service tags incl. the pre-standard 0x9100/0x9200, MPLS label
 //! stacks (RFC 3032) and PPPoE sessions (RFC 2516). None of these count as a tunnel.
 
-use super::{be16, ipv4, ipv6, llc, ppp, Layer, Span, Step, Stop};
+use super::{be16, ipv4, ipv6, llc, ppp, Layer, Span, Step, Stop, TcpSegment};
 
 const ETHERTYPE: usize = 12; // ..14
 const HEADER_LEN: usize = 14;
@@ -30,28 +30,28 @@ const MPLS_BOTTOM_BIT: u8 = 0x01;
 /// An Ethernet II (or 802.3) frame; Wireshark's default of no FCS is assumed (a trailing
 /// FCS is cut off by the IP length anyway).
 #[inline]
-pub(crate) fn ethernet(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn ethernet(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(HEADER_LEN, Layer::Link)?;
     let et = be16(span.data, ETHERTYPE);
-    ethertype(et, span.advance(HEADER_LEN), depth)
+    ethertype(et, span.advance(HEADER_LEN), depth, out)
 }
 
 /// Follows an EtherType (also used by SLL, GRE and Geneve) through tags to IP.
 #[inline]
-pub(crate) fn ethertype(mut et: u16, mut span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn ethertype(mut et: u16, mut span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     // Each tag consumes 4 captured bytes, so the loop ends on any input.
     loop {
         match et {
-            IPV4 => return ipv4::ipv4(span, depth),
-            IPV6 => return ipv6::ipv6(span, depth),
+            IPV4 => return ipv4::ipv4(span, depth, out),
+            IPV6 => return ipv6::ipv6(span, depth, out),
             VLAN | QINQ | QINQ_OLD | QINQ_OLD2 => {
                 span.need(VLAN_TAG_LEN, Layer::Link)?;
                 et = be16(span.data, VLAN_INNER_TYPE);
                 span = span.advance(VLAN_TAG_LEN);
             }
-            MPLS_UNICAST | MPLS_MULTICAST => return mpls(span, depth),
-            PPPOE_SESSION => return ppp::pppoe_session(span, depth),
-            len if len <= MAX_802_3_LEN => return llc::llc(span.limit(len as usize), depth),
+            MPLS_UNICAST | MPLS_MULTICAST => return mpls(span, depth, out),
+            PPPOE_SESSION => return ppp::pppoe_session(span, depth, out),
+            len if len <= MAX_802_3_LEN => return llc::llc(span.limit(len as usize), depth, out),
             _ => return Err(Stop::not_tcp(Layer::Link)),
         }
     }
@@ -59,7 +59,7 @@ pub(crate) fn ethertype(mut et: u16, mut span: Span<'_>, depth: u8) -> Step {
 
 /// MPLS carries no payload type: like Wireshark, guess IP from the first nibble after the
 /// bottom of the stack. Pseudowires (first nibble 0, RFC 4385 control word) are not followed.
-fn mpls(mut span: Span<'_>, depth: u8) -> Step {
+fn mpls(mut span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     loop {
         span.need(MPLS_ENTRY_LEN, Layer::Link)?;
         let bottom = span.data[MPLS_BOTTOM_BYTE] & MPLS_BOTTOM_BIT != 0;
@@ -70,8 +70,8 @@ fn mpls(mut span: Span<'_>, depth: u8) -> Step {
     }
     span.need(1, Layer::Network)?;
     match span.data[0] >> 4 {
-        4 => ipv4::ipv4(span, depth),
-        6 => ipv6::ipv6(span, depth),
+        4 => ipv4::ipv4(span, depth, out),
+        6 => ipv6::ipv6(span, depth, out),
         _ => Err(Stop::not_tcp(Layer::Link)),
     }
 }

@@ -1,7 +1,7 @@
 //! IEEE 802.11 data frames (802.11-2020 §9.3.2.1), as carried by Aruba's GRE tunnels
 //! and LINKTYPE_IEEE802_11. Only unprotected data frames with an LLC/SNAP body lead to IP.
 
-use super::{llc, Layer, Span, Step, Stop, StopReason};
+use super::{llc, Layer, Span, Step, Stop, StopReason, TcpSegment};
 
 const FRAME_CONTROL: usize = 0; // ..2
 const FC_FLAGS: usize = 1;
@@ -24,7 +24,7 @@ const FLAG_ORDER: u8 = 0x80;
 const QOS_AMSDU: u8 = 0x80;
 
 #[inline]
-pub(crate) fn data_frame(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn data_frame(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(BASE_HEADER_LEN, Layer::Link)?;
     let fc0 = span.data[FRAME_CONTROL];
     let flags = span.data[FC_FLAGS];
@@ -53,5 +53,5 @@ pub(crate) fn data_frame(span: Span<'_>, depth: u8) -> Step {
         });
     }
     span.need(len, Layer::Link)?;
-    llc::llc(span.advance(len), depth)
+    llc::llc(span.advance(len), depth, out)
 }

@@ -6,7 +6,7 @@
 //! one if needed), so we decode them too but mark the segment `in_icmp_error`: it takes
 //! part in stream numbering and nothing else.
 
-use super::{ipv4, ipv6, tcp, tunnel, Addr, Layer, Span, Step, Stop};
+use super::{ipv4, ipv6, tcp, tunnel, Addr, Layer, Span, Step, Stop, TcpSegment};
 
 pub(crate) const PROTO_ICMP: u8 = 1;
 pub(crate) const PROTO_IPV4: u8 = 4;
@@ -31,28 +31,28 @@ pub(crate) struct IpFacts {
 
 /// Raw IP link types: the version nibble says which header follows.
 #[inline]
-pub(crate) fn by_version(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn by_version(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(1, Layer::Network)?;
     match span.data[0] >> 4 {
-        4 => ipv4::ipv4(span, depth),
-        6 => ipv6::ipv6(span, depth),
+        4 => ipv4::ipv4(span, depth, out),
+        6 => ipv6::ipv6(span, depth, out),
         _ => Err(Stop::not_tcp(Layer::Network)),
     }
 }
 
 /// The IP payload (`span` already limited to the IP length) by protocol number.
 #[inline]
-pub(crate) fn payload(proto: u8, ip: &IpFacts, span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn payload(proto: u8, ip: &IpFacts, span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     match proto {
-        PROTO_TCP => tcp::tcp(ip, span, depth),
-        PROTO_IPV4 | PROTO_IPV6 | PROTO_GRE | PROTO_UDP => tunnel::by_protocol(proto, span, depth),
-        PROTO_ICMP | PROTO_ICMPV6 => icmp_error(proto, span, depth),
+        PROTO_TCP => tcp::tcp(ip, span, depth, out),
+        PROTO_IPV4 | PROTO_IPV6 | PROTO_GRE | PROTO_UDP => tunnel::by_protocol(proto, span, depth, out),
+        PROTO_ICMP | PROTO_ICMPV6 => icmp_error(proto, span, depth, out),
         _ => Err(Stop::not_tcp(Layer::Transport)),
     }
 }
 
 /// The TCP header quoted by an ICMP error (v4 types 3, 4, 5, 11, 12; v6 types 1–4).
-fn icmp_error(proto: u8, span: Span<'_>, depth: u8) -> Step {
+fn icmp_error(proto: u8, span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     let not_tcp = || Stop::not_tcp(Layer::Transport);
     let kind = *span.data.first().ok_or_else(not_tcp)?;
     let is_error = match proto {
@@ -62,8 +62,8 @@ fn icmp_error(proto: u8, span: Span<'_>, depth: u8) -> Step {
     if !is_error || span.data.len() < ICMP_HEADER_LEN || depth >= super::MAX_TUNNEL_DEPTH {
         return Err(not_tcp());
     }
-    let mut seg = by_version(span.advance(ICMP_HEADER_LEN), depth + 1).map_err(|_| not_tcp())?;
-    seg.in_icmp_error = true;
-    seg.tunnel_depth = depth;
-    Ok(seg)
+    by_version(span.advance(ICMP_HEADER_LEN), depth + 1, out).map_err(|_| not_tcp())?;
+    out.in_icmp_error = true;
+    out.tunnel_depth = depth;
+    Ok(())
 }

@@ -7,7 +7,7 @@
 //! fragment; we do not reassemble, so first (MF set) and later fragments are `Fragment`.
 
 use super::ip::{self, IpFacts};
-use super::{be16, Addr, Layer, Span, Step, Stop, StopReason};
+use super::{be16, Addr, Layer, Span, Step, Stop, StopReason, TcpSegment};
 
 const VERSION_IHL: usize = 0;
 const TOS: usize = 1;
@@ -24,7 +24,7 @@ const FLAG_MORE_FRAGMENTS: u16 = 0x2000;
 const FRAG_OFFSET_MASK: u16 = 0x1FFF;
 
 #[inline]
-pub(crate) fn ipv4(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn ipv4(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(MIN_HEADER_LEN, Layer::Network)?;
     let d = span.data;
     if d[VERSION_IHL] >> 4 != 4 {
@@ -67,10 +67,5 @@ pub(crate) fn ipv4(span: Span<'_>, depth: u8) -> Step {
         ip_id: be16(d, IDENT),
     };
     let proto = d[PROTOCOL];
-    ip::payload(
-        proto,
-        &facts,
-        span.limit(total_len).advance(header_len),
-        depth,
-    )
+    ip::payload(proto, &facts, span.limit(total_len).advance(header_len), depth, out)
 }

@@ -9,7 +9,7 @@
 //! must see.
 
 use super::ip::{self, IpFacts};
-use super::{be16, be32, Addr, Layer, Span, Step, Stop, StopReason};
+use super::{be16, be32, Addr, Layer, Span, Step, Stop, StopReason, TcpSegment};
 
 const VERSION_CLASS: usize = 0; // version (4 bits), traffic class (8), flow label (20)
 const PAYLOAD_LEN: usize = 4; // ..6
@@ -42,7 +42,7 @@ const OPT_JUMBO: u8 = 0xC2;
 const OPT_JUMBO_LEN: u8 = 4;
 
 #[inline]
-pub(crate) fn ipv6(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn ipv6(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(HEADER_LEN, Layer::Network)?;
     let d = span.data;
     if d[VERSION_CLASS] >> 4 != 6 {
@@ -118,7 +118,7 @@ pub(crate) fn ipv6(span: Span<'_>, depth: u8) -> Step {
             "IPv6 extension headers exceed payload length",
         ));
     }
-    ip::payload(next, &facts, span.advance(off), depth)
+    ip::payload(next, &facts, span.advance(off), depth, out)
 }
 
 /// The Jumbo Payload length if `next` is a Hop-by-Hop header (captured in `ext`) that

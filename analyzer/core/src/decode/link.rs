@@ -1,6 +1,6 @@
 //! Link-layer header types (tcpdump.org LINKTYPE_ values): dispatch to the first header.
 
-use super::{ethernet, ieee80211, ip, llc, null, ppp, sll, Layer, Span, Step, Stop, StopReason};
+use super::{ethernet, ieee80211, ip, llc, null, ppp, sll, Layer, Span, Step, Stop, StopReason, TcpSegment};
 
 /// The LINKTYPE_ values the decoder follows (tcpdump.org `linktypes.html`).
 pub mod linktype {
@@ -30,23 +30,23 @@ pub mod linktype {
 const FDDI_HEADER_LEN: usize = 13;
 
 #[inline]
-pub(crate) fn link(lt: u32, span: Span<'_>) -> Step {
+pub(crate) fn link(lt: u32, span: Span<'_>, out: &mut TcpSegment) -> Step {
     match lt {
-        linktype::ETHERNET => ethernet::ethernet(span, 0),
-        linktype::LINUX_SLL => sll::sll(span),
-        linktype::LINUX_SLL2 => sll::sll2(span),
-        linktype::NULL => null::null(span, false),
-        linktype::LOOP => null::null(span, true),
-        linktype::RAW | linktype::RAW_BSD | linktype::RAW_OPENBSD => ip::by_version(span, 0),
-        linktype::IPV4 => super::ipv4::ipv4(span, 0),
-        linktype::IPV6 => super::ipv6::ipv6(span, 0),
-        linktype::PPP | linktype::PPP_HDLC => ppp::ppp(span, 0),
-        linktype::PPP_ETHER => ppp::pppoe_session(span, 0),
+        linktype::ETHERNET => ethernet::ethernet(span, 0, out),
+        linktype::LINUX_SLL => sll::sll(span, out),
+        linktype::LINUX_SLL2 => sll::sll2(span, out),
+        linktype::NULL => null::null(span, false, out),
+        linktype::LOOP => null::null(span, true, out),
+        linktype::RAW | linktype::RAW_BSD | linktype::RAW_OPENBSD => ip::by_version(span, 0, out),
+        linktype::IPV4 => super::ipv4::ipv4(span, 0, out),
+        linktype::IPV6 => super::ipv6::ipv6(span, 0, out),
+        linktype::PPP | linktype::PPP_HDLC => ppp::ppp(span, 0, out),
+        linktype::PPP_ETHER => ppp::pppoe_session(span, 0, out),
         linktype::FDDI => {
             span.need(FDDI_HEADER_LEN, Layer::Link)?;
-            llc::llc(span.advance(FDDI_HEADER_LEN), 0)
+            llc::llc(span.advance(FDDI_HEADER_LEN), 0, out)
         }
-        linktype::IEEE802_11 => ieee80211::data_frame(span, 0),
+        linktype::IEEE802_11 => ieee80211::data_frame(span, 0, out),
         other => Err(Stop {
             layer: Layer::Link,
             reason: StopReason::UnknownLinkType(other),

@@ -1,6 +1,6 @@
 //! IEEE 802.2 LLC with a SNAP header (RFC 1042): how IP rides on 802.3, FDDI and 802.11.
 
-use super::{be16, ethernet, Layer, Span, Step, Stop};
+use super::{be16, ethernet, Layer, Span, Step, Stop, TcpSegment};
 
 /// DSAP 0xAA, SSAP 0xAA, control 0x03 (UI), then the SNAP OUI and an EtherType.
 const SNAP_SAPS_CONTROL: [u8; 3] = [0xAA, 0xAA, 0x03];
@@ -12,7 +12,7 @@ const OUI_RFC1042: [u8; 3] = [0, 0, 0];
 const OUI_BRIDGE_TUNNEL: [u8; 3] = [0, 0, 0xF8];
 
 #[inline]
-pub(crate) fn llc(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn llc(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(SNAP_LEN, Layer::Link)?;
     let d = span.data;
     let oui = [d[OUI], d[OUI + 1], d[OUI + 2]];
@@ -24,5 +24,5 @@ pub(crate) fn llc(span: Span<'_>, depth: u8) -> Step {
     if et <= 1500 {
         return Err(Stop::not_tcp(Layer::Link));
     }
-    ethernet::ethertype(et, span.advance(SNAP_LEN), depth)
+    ethernet::ethertype(et, span.advance(SNAP_LEN), depth, out)
 }

@@ -46,14 +46,23 @@ pub const MAX_TUNNEL_DEPTH: u8 = 8;
 /// Never panics, never allocates.
 #[inline]
 pub fn decode(linktype: u32, data: &[u8], origlen: u32) -> Decoded {
+    let mut seg = TcpSegment::default();
+    match decode_into(linktype, data, origlen, &mut seg) {
+        Ok(()) => Decoded::Tcp(seg),
+        Err((layer, reason)) => Decoded::Other { layer, reason },
+    }
+}
+
+/// [`decode`] into a segment the caller keeps and reuses frame after frame, so no
+/// segment is built and moved per frame. On `Ok` every field of `seg` is this frame's;
+/// on `Err` (where decoding stopped, and why) `seg` holds no meaning.
+#[inline]
+pub fn decode_into(linktype: u32, data: &[u8], origlen: u32, seg: &mut TcpSegment) -> Result<(), (Layer, StopReason)> {
     let span = Span {
         data,
         wire: (origlen as usize).max(data.len()),
     };
-    match link::link(linktype, span) {
-        Ok(seg) => Decoded::Tcp(seg),
-        Err(Stop { layer, reason }) => Decoded::Other { layer, reason },
-    }
+    link::link(linktype, span, seg).map_err(|Stop { layer, reason }| (layer, reason))
 }
 
 /// The bytes of one layer onwards: what was captured (`data`) and how many bytes the
@@ -128,8 +137,9 @@ impl Stop {
     }
 }
 
-/// What every layer returns: the innermost segment, or where it stopped.
-pub(crate) type Step = Result<TcpSegment, Stop>;
+/// What every layer returns: the innermost segment was written to the layer's `out`, or
+/// where decoding stopped.
+pub(crate) type Step = Result<(), Stop>;
 
 /// Big-endian reads at fixed offsets. Callers check the length first; with the offset a
 /// constant the compiler then drops the bounds check.

@@ -52,6 +52,16 @@ impl TcpOptions {
     /// wrong length is skipped and also sets `malformed` (Wireshark flags both).
     pub fn parse(b: &[u8]) -> TcpOptions {
         let mut o = TcpOptions::default();
+        o.parse_into(b);
+        o
+    }
+
+    /// [`Self::parse`] into options already in place (the decoded segment's): every
+    /// field is reset first.
+    #[inline]
+    pub fn parse_into(&mut self, b: &[u8]) {
+        *self = TcpOptions::default();
+        let o = self;
         let mut i = 0;
         while i < b.len() {
             let kind = b[i];
@@ -101,6 +111,5 @@ impl TcpOptions {
             }
             i += len;
         }
-        o
     }
 }

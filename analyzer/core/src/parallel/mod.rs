@@ -20,22 +20,22 @@
 //! stays for every flow ever seen is the numbering record (key, base sequence numbers, the
 //! flows-table row) — Wireshark keeps the same, and it is what makes a later segment with
 //! the same 4-tuple join the same `tcp.stream` (or a new one under the port-reuse rule)
-//! exactly as without eviction. Such a segment restarts the flow's analysis (an
-//! *episode*); the flow keeps the verdict of its largest episode.
+//! exactly as without eviction — and an empty 8-byte slot in its worker's state index.
+//! Such a segment restarts the flow's analysis (an *episode*); the flow keeps the verdict
+//! of its largest episode.
 
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::thread::JoinHandle;
 
-use ahash::AHashMap;
 
 use crate::analyse::verdict::{judge, FlowVerdict, JudgeOptions};
 use crate::analyse::{finalisable, Verdicts, CLOSE_GRACE_NS};
-use crate::analyse::FlowState;
+use crate::analyse::{FlowState, PacketNotes};
 use crate::bpf::FrameFilter;
 use crate::decode::{self, Decoded, TcpSegment};
 use crate::flow::{FlowSummary, FlowTable, Placement};
 use crate::ingest::{Frame, FrameSource, IngestError};
-use crate::pipeline::{place_decoded, place_frame, Scan, ScanStats, SegmentSink};
+use crate::pipeline::{place_decoded, place_frame_in, Scan, ScanStats, SegmentSink};
 
 mod ranges;
 mod shipped;
@@ -106,21 +106,44 @@ impl Batch {
 
 /// The analysis of a set of flows: one per worker thread, or inline.
 struct Worker {
-    /// Boxed: a map slot holds a pointer, not the 3.5 KB state (hash tables over-allocate).
-    states: AHashMap<u32, Box<FlowState>>,
+    /// By stream ÷ `stride` (a worker is given every `stride`-th stream), so a segment
+    /// finds its state without hashing. Boxed: a slot holds a pointer, not the 3.5 KB state.
+    states: Vec<Option<Box<FlowState>>>,
+    stride: u32,
     judge: JudgeOptions,
+    /// Notes of the segment being analysed (nobody reads them here): one buffer, written
+    /// in place.
+    notes: PacketNotes,
 }
 
 impl Worker {
+    /// The worker for streams `s` with `s % stride` its own.
+    fn new(stride: usize, judge: JudgeOptions) -> Worker {
+        Worker { states: Vec::new(), stride: stride as u32, judge, notes: PacketNotes::default() }
+    }
+
+    #[inline]
+    fn slot(states: &mut Vec<Option<Box<FlowState>>>, stride: u32, flow: u32) -> &mut Option<Box<FlowState>> {
+        let i = (flow / stride) as usize;
+        if i >= states.len() {
+            states.resize_with(i + 1, || None);
+        }
+        &mut states[i]
+    }
+
+    fn get(&self, flow: u32) -> Option<&FlowState> {
+        self.states.get((flow / self.stride) as usize)?.as_deref()
+    }
+
     /// Same call as `Analyzer::segment`.
     #[inline]
     fn segment(&mut self, flow: u32, seg: &TcpSegment, dir: u8, frame: u64, ts_ns: i64) {
-        let st = self.states.entry(flow).or_default();
-        st.on_segment(seg, dir as usize, frame, ts_ns);
+        let st = Self::slot(&mut self.states, self.stride, flow).get_or_insert_with(Box::default);
+        st.on_segment_into(seg, dir as usize, frame, ts_ns, &mut self.notes);
     }
 
     fn finish(&mut self, sum: &FlowSummary, out: &mut impl FnMut(u32, FlowVerdict)) {
-        let st = self.states.remove(&sum.stream).unwrap_or_default();
+        let st = Self::slot(&mut self.states, self.stride, sum.stream).take().unwrap_or_default();
         out(sum.stream, judge(&st, sum, self.judge));
     }
 
@@ -154,7 +177,7 @@ impl Lanes {
     fn new(threads: usize, judge: JudgeOptions) -> Lanes {
         let jobs = threads;
         if jobs == 0 {
-            return Lanes::Inline { worker: Worker { states: AHashMap::new(), judge }, done: Vec::new() };
+            return Lanes::Inline { worker: Worker::new(1, judge), done: Vec::new() };
         }
         let (rtx, results) = channel::<(u32, FlowVerdict)>();
         let (spare_tx, spare) = channel::<Batch>();
@@ -167,7 +190,7 @@ impl Lanes {
             let h = std::thread::Builder::new()
                 .name(format!("tcpdiag-analyse-{i}"))
                 .spawn(move || {
-                    let mut w = Worker { states: AHashMap::new(), judge };
+                    let mut w = Worker::new(jobs, judge);
                     let mut send = |s: u32, v: FlowVerdict| {
                         let _ = rtx.send((s, v));
                     };
@@ -297,6 +320,8 @@ struct Rendezvous {
 pub struct Engine {
     opts: EngineOptions,
     table: FlowTable,
+    /// The frame being placed, decoded in place.
+    seg: TcpSegment,
     stats: ScanStats,
     dispatch: Dispatch,
     filter: Option<FrameFilter>,
@@ -324,6 +349,7 @@ impl Engine {
         Engine {
             opts,
             table: FlowTable::new(),
+            seg: TcpSegment::default(),
             stats: ScanStats::default(),
             dispatch: Dispatch { lanes, life: Vec::new(), active: Vec::new(), stats: EngineStats::default() },
             filter,
@@ -340,7 +366,7 @@ impl Engine {
         if !self.passes(frame) {
             return;
         }
-        place_frame(&mut self.table, &mut self.stats, frame, &mut self.dispatch);
+        place_frame_in(&mut self.table, &mut self.stats, frame, &mut self.seg, &mut self.dispatch);
         self.advance_clock(frame.ts_ns);
     }
 
@@ -425,7 +451,7 @@ impl Engine {
     pub fn judge_now(&self, stream: u32) -> Option<FlowVerdict> {
         let Lanes::Inline { worker, .. } = &self.dispatch.lanes else { return None };
         let sum = self.table.flows().get(stream as usize)?;
-        match worker.states.get(&stream) {
+        match worker.get(stream) {
             Some(st) => Some(judge(st, sum, self.opts.judge)),
             None => self.verdicts.get(stream).cloned(),
         }

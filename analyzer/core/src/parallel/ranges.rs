@@ -37,7 +37,7 @@ use memmap2::MmapOptions;
 use super::{Engine, EngineOptions, Outcome, Rendezvous, Tally};
 use crate::analyse::verdict::FlowVerdict;
 use crate::bpf::FrameFilter;
-use crate::decode::{self, Decoded, TcpSegment};
+use crate::decode::{self, TcpSegment};
 use crate::flow::{FlowKey, FlowSummary};
 use crate::ingest::pcap::{self, PcapState};
 use crate::ingest::source::ByteSource;
@@ -423,6 +423,8 @@ impl Shared {
         };
         r.start = from + pos as u64;
         let hlen = self.st.record_header_len();
+        // Each TCP frame is decoded here, then copied once into its engine's list.
+        let mut seg = TcpSegment::default();
         while from + (pos as u64) < stop {
             if pos + hlen > bytes.len() {
                 if cut {
@@ -463,12 +465,12 @@ impl Shared {
                 continue;
             }
             r.ts.push(frame.ts_ns);
-            match decode::decode(frame.linktype, frame.data, frame.origlen) {
-                Decoded::Tcp(seg) => {
+            match decode::decode_into(frame.linktype, frame.data, frame.origlen, &mut seg) {
+                Ok(()) => {
                     let owner = self.hasher.hash_one(FlowKey::of(&seg)) as usize % self.engines;
-                    r.segs[owner].push(Placed { at, caplen: incl, origlen: orig, seg });
+                    r.segs[owner].push(Placed { at, caplen: incl, origlen: orig, seg: seg.clone() });
                 }
-                Decoded::Other { layer, reason } => {
+                Err((layer, reason)) => {
                     r.other.frames += 1;
                     r.other.count_stop(&frame, layer, reason);
                 }

@@ -1,6 +1,6 @@
 //! Generic Network Virtualization Encapsulation (Geneve, RFC 8926), UDP port 6081.
 
-use crate::decode::{be16, ethernet, Layer, Span, Step, Stop};
+use crate::decode::{be16, ethernet, Layer, Span, Step, Stop, TcpSegment};
 
 /// Ver (2 bits) + option length in 4-byte words (6 bits).
 const VER_OPT_LEN: usize = 0;
@@ -11,7 +11,7 @@ const PROTO_ETHERNET: u16 = 0x6558;
 
 /// `depth` already counts this tunnel.
 #[inline]
-pub(crate) fn geneve(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn geneve(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(BASE_HEADER_LEN, Layer::Tunnel)?;
     if span.data[VER_OPT_LEN] >> 6 != 0 {
         return Err(Stop::malformed(Layer::Tunnel, "Geneve version is not 0"));
@@ -22,7 +22,7 @@ pub(crate) fn geneve(span: Span<'_>, depth: u8) -> Step {
     let proto = be16(span.data, PROTOCOL_TYPE);
     let inner = span.advance(header_len);
     match proto {
-        PROTO_ETHERNET => ethernet::ethernet(inner, depth),
-        _ => ethernet::ethertype(proto, inner, depth),
+        PROTO_ETHERNET => ethernet::ethernet(inner, depth, out),
+        _ => ethernet::ethertype(proto, inner, depth, out),
     }
 }

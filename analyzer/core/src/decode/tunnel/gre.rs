@@ -4,7 +4,7 @@
 //! follows: ERSPAN (Cisco) and Aruba's tunnelled 802.11 frames.
 
 use super::{enter, erspan};
-use crate::decode::{be16, ethernet, ieee80211, ppp, Layer, Span, Step, Stop};
+use crate::decode::{be16, ethernet, ieee80211, ppp, Layer, Span, Step, Stop, TcpSegment};
 
 const FLAGS_VERSION: usize = 0; // ..2
 const PROTOCOL_TYPE: usize = 2; // ..4
@@ -32,7 +32,7 @@ const PROTO_PPP: u16 = 0x880B;
 
 /// `depth` does not yet count this tunnel.
 #[inline]
-pub(crate) fn gre(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn gre(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     let depth = enter(depth)?;
     span.need(BASE_HEADER_LEN, Layer::Tunnel)?;
     let flags = be16(span.data, FLAGS_VERSION);
@@ -64,19 +64,19 @@ pub(crate) fn gre(span: Span<'_>, depth: u8) -> Step {
         }
     }
     span.need(len, Layer::Tunnel)?;
-    payload_type(proto, flags & FLAG_SEQUENCE != 0, span.advance(len), depth)
+    payload_type(proto, flags & FLAG_SEQUENCE != 0, span.advance(len), depth, out)
 }
 
 /// The GRE payload by protocol type. Also used for Linux cooked captures on GRE devices,
 /// where the kernel has removed the GRE header but kept its protocol type.
 #[inline]
-pub(crate) fn payload_type(proto: u16, has_sequence: bool, inner: Span<'_>, depth: u8) -> Step {
+pub(crate) fn payload_type(proto: u16, has_sequence: bool, inner: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     match proto {
-        PROTO_ETHERNET => ethernet::ethernet(inner, depth),
-        PROTO_ERSPAN_1_2 => erspan::type_1_2(inner, has_sequence, depth),
-        PROTO_ERSPAN_3 => erspan::type_3(inner, depth),
-        PROTO_ARUBA_80211 => ieee80211::data_frame(inner, depth),
-        PROTO_PPP => ppp::ppp(inner, depth),
-        _ => ethernet::ethertype(proto, inner, depth),
+        PROTO_ETHERNET => ethernet::ethernet(inner, depth, out),
+        PROTO_ERSPAN_1_2 => erspan::type_1_2(inner, has_sequence, depth, out),
+        PROTO_ERSPAN_3 => erspan::type_3(inner, depth, out),
+        PROTO_ARUBA_80211 => ieee80211::data_frame(inner, depth, out),
+        PROTO_PPP => ppp::ppp(inner, depth, out),
+        _ => ethernet::ethertype(proto, inner, depth, out),
     }
 }

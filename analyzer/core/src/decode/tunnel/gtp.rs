@@ -1,7 +1,7 @@
 //! GPRS Tunnelling Protocol, user plane (GTPv1-U, 3GPP TS 29.281 §5), UDP port 2152:
 //! how mobile networks carry subscriber IP packets between base station and core.
 
-use crate::decode::{be16, ip, Layer, Span, Step, Stop};
+use crate::decode::{be16, ip, Layer, Span, Step, Stop, TcpSegment};
 
 const FLAGS: usize = 0;
 const MESSAGE_TYPE: usize = 1;
@@ -19,7 +19,7 @@ const MESSAGE_G_PDU: u8 = 0xFF;
 
 /// `depth` already counts this tunnel.
 #[inline]
-pub(crate) fn gtp_u(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn gtp_u(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(MANDATORY_LEN, Layer::Tunnel)?;
     let flags = span.data[FLAGS];
     if flags >> 5 != VERSION_1 || flags & FLAG_PROTOCOL_TYPE_GTP == 0 {
@@ -51,5 +51,5 @@ pub(crate) fn gtp_u(span: Span<'_>, depth: u8) -> Step {
         }
     }
     span.need(len, Layer::Tunnel)?;
-    ip::by_version(span.advance(len), depth)
+    ip::by_version(span.advance(len), depth, out)
 }

@@ -13,17 +13,17 @@ mod udp;
 pub(crate) mod vxlan;
 
 use super::ip::{PROTO_GRE, PROTO_IPV4, PROTO_IPV6, PROTO_UDP};
-use super::{ipv4, ipv6, Layer, Span, Step, Stop, MAX_TUNNEL_DEPTH};
+use super::{ipv4, ipv6, Layer, Span, Step, Stop, TcpSegment, MAX_TUNNEL_DEPTH};
 
 /// An IP payload that may be a tunnel: IPv4-in-IP (RFC 2003), IPv6-in-IPv4 (RFC 4213,
 /// "6in4") or IPv6-in-IPv6 (RFC 2473), GRE, or UDP carrying VXLAN/Geneve/GTP-U.
 #[inline]
-pub(crate) fn by_protocol(proto: u8, span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn by_protocol(proto: u8, span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     match proto {
-        PROTO_UDP => udp::udp(span, depth),
-        PROTO_IPV4 => ipv4::ipv4(span, enter(depth)?),
-        PROTO_IPV6 => ipv6::ipv6(span, enter(depth)?),
-        PROTO_GRE => gre::gre(span, depth),
+        PROTO_UDP => udp::udp(span, depth, out),
+        PROTO_IPV4 => ipv4::ipv4(span, enter(depth)?, out),
+        PROTO_IPV6 => ipv6::ipv6(span, enter(depth)?, out),
+        PROTO_GRE => gre::gre(span, depth, out),
         _ => Err(Stop::not_tcp(Layer::Transport)),
     }
 }

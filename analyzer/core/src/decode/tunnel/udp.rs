@@ -1,7 +1,7 @@
 //! User Datagram Protocol header (RFC 768), followed only to reach UDP tunnels.
 
 use super::{enter, geneve, gtp, vxlan};
-use crate::decode::{be16, Layer, Span, Step, Stop};
+use crate::decode::{be16, Layer, Span, Step, Stop, TcpSegment};
 
 const SRC_PORT: usize = 0; // ..2
 const DST_PORT: usize = 2; // ..4
@@ -15,7 +15,7 @@ const PORT_GENEVE: u16 = 6081;
 const PORT_GTP_U: u16 = 2152;
 
 #[inline]
-pub(crate) fn udp(span: Span<'_>, depth: u8) -> Step {
+pub(crate) fn udp(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(HEADER_LEN, Layer::Transport)?;
     let (sport, dport) = (be16(span.data, SRC_PORT), be16(span.data, DST_PORT));
     let len = match be16(span.data, LENGTH) as usize {
@@ -27,10 +27,10 @@ pub(crate) fn udp(span: Span<'_>, depth: u8) -> Step {
     // Wireshark tries the lower port first; tunnels sit on the well-known side.
     for port in [sport.min(dport), sport.max(dport)] {
         match port {
-            PORT_VXLAN => return vxlan::vxlan(payload, enter(depth)?),
-            PORT_VXLAN_GPE => return vxlan::vxlan_gpe(payload, enter(depth)?),
-            PORT_GENEVE => return geneve::geneve(payload, enter(depth)?),
-            PORT_GTP_U => return gtp::gtp_u(payload, enter(depth)?),
+            PORT_VXLAN => return vxlan::vxlan(payload, enter(depth)?, out),
+            PORT_VXLAN_GPE => return vxlan::vxlan_gpe(payload, enter(depth)?, out),
+            PORT_GENEVE => return geneve::geneve(payload, enter(depth)?, out),
+            PORT_GTP_U => return gtp::gtp_u(payload, enter(depth)?, out),
             _ => {}
         }
     }
