@@ -338,7 +338,9 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         .and_then(|c| s.delivery.rate_since_near(c, NEAR_CAPACITY))
         .filter(|&(_, span)| span >= 0.3)
         .map_or(goodput, |(r, _)| r);
-    let link_busy = v.capacity_bps.map(|c| (steady_rate / c).min(1.0));
+    // The bottleneck carries every copy the sender sends through it, retransmissions too.
+    let carried_rate = steady_rate * (1.0 + s.retrans_bytes as f64 / s.data_bytes.max(1) as f64);
+    let link_busy = v.capacity_bps.map(|c| (carried_rate / c).min(1.0));
     // A full bottleneck explains the flow's pace: its losses are tail drops, its
     // reordering and its slow start's end cost it nothing the path could have given.
     // The RTT's growth stands in only where no capacity could be measured: a queue may
@@ -448,7 +450,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             path_share,
             vec![lim.first_frame[LimitState::Cwnd as usize]],
             vec![
-                ("throughput", Value::Rate(steady_rate)),
+                ("throughput", Value::Rate(carried_rate)),
                 ("busy", link_busy.map_or(Value::text("?"), Value::Share)),
                 ("capacity", v.capacity_bps.map_or(Value::text("?"), Value::Rate)),
                 ("flight", Value::Bytes(flight)),
