@@ -22,22 +22,6 @@ const CWND_GROWTH_PER_RTT: f64 = 0.25;
 /// is waiting on its application — at any vantage, since segment sizes travel.
 const DRY_RTTS: i64 = 2;
 
-/// A peak `CWND_GROWTH_PER_RTT` segments a round (at least two) above the first round's,
-/// `elapsed_ns` into a stretch.
-pub(super) fn grew_past_floor(peak: u64, first_peak: u64, elapsed_ns: i64, srtt: i64, mss: u64) -> bool {
-    // `floor` below is never under 2 · mss (max, a rounded product and a rounded sum are
-    // monotone), and below 2^53 integers convert and add exactly: a peak under that
-    // answers as the floats would, without the division.
-    const EXACT: u64 = 1 << 53;
-    let least = first_peak.saturating_add(2 * mss);
-    if least < EXACT && peak < least {
-        return false;
-    }
-    let rounds = elapsed_ns as f64 / srtt.max(1) as f64;
-    let floor = (2.0f64).max(rounds * CWND_GROWTH_PER_RTT) * mss as f64;
-    peak as f64 >= first_peak as f64 + floor
-}
-
 #[derive(Debug, Clone, Default)]
 pub struct LimitTracker {
     pub state: LimitState,
@@ -143,7 +127,9 @@ impl LimitTracker {
 
     /// The flight kept growing inside the flat band, as an opening cwnd does.
     fn still_growing(&self, ts: i64, srtt: i64, mss: u64) -> bool {
-        grew_past_floor(self.flat_peak, self.flat_first_peak, ts - self.flat_since, srtt, mss)
+        let rounds = (ts - self.flat_since) as f64 / srtt.max(1) as f64;
+        let floor = (2.0f64).max(rounds * CWND_GROWTH_PER_RTT) * mss as f64;
+        self.flat_peak as f64 >= self.flat_first_peak as f64 + floor
     }
 
     /// Decides the state after a packet. `rwnd`: the receiver's window for this
