@@ -208,6 +208,12 @@ impl LimitTracker {
         if let Some(srtt) = s.rtt.srtt_ns {
             let no_loss_in_stretch = s.recoveries.last().map_or(true, |r| r.end_ns.is_some_and(|e| e < flat_since));
             if ts - flat_since >= FLAT_RTTS * srtt && no_loss_in_stretch {
+                // A plateau whose top leaves less than a segment of the window free is the
+                // window's (the usable-window test above, at the plateau's level: a view
+                // rebuilt away from the sender may be a segment behind).
+                if rwnd.is_some_and(|w| cwnd.value + mss >= w) {
+                    return LimitState::Rwnd;
+                }
                 return LimitState::Sndbuf;
             }
         }

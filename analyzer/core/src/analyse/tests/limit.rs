@@ -123,3 +123,28 @@ fn the_limiting_window_is_the_one_in_force_not_the_largest() {
     let fill = t.fs.limits[A].limiting_rwnd_fill().unwrap();
     assert!((0.25..0.45).contains(&fill), "{fill}");
 }
+
+#[test]
+fn a_plateau_less_than_a_segment_under_the_window_is_the_windows() {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    // B's window: 2,042 × 128 = 180 segments + 736 B, never changing.
+    t.seg(40_200, B).rel_ack(1).win(2042).send();
+    for k in 0..180u32 {
+        t.seg(41_000 + k as i64, A).data(1 + k * MSS, MSS).send();
+    }
+    // Each ACK frees one segment; A sends the next 90 µs later (its writer wakes up):
+    // between the two it has a segment less than the window allows out, on a flat flight.
+    for k in 0..6_000u32 {
+        let at = 81_000 + k as i64 * 100;
+        t.seg(at, B).rel_ack(1 + (k + 1) * MSS).win(2042).send();
+        t.seg(at + 90, A).data(1 + (180 + k) * MSS, MSS).send();
+    }
+    // The plateau's top leaves 736 B of window: no room for another segment, so the
+    // window, not a send buffer, holds the flight (RFC 9293's usable window at its level)
+    // from when the flight is proven flat on (15 % only at the moments it was full).
+    let lim = &t.fs.limits[A];
+    let share = |s: LimitState| lim.state_ns[s as usize] as f64 / lim.busy_ns() as f64;
+    assert!(share(LimitState::Rwnd) > 0.7, "rwnd {}", share(LimitState::Rwnd));
+    assert!(share(LimitState::Sndbuf) < 0.1, "sndbuf {}", share(LimitState::Sndbuf));
+}
