@@ -70,6 +70,8 @@ class Verdict:
     sndbuf_share: float | None
     shares: dict = field(default_factory=dict)
     findings: list = field(default_factory=list)
+    cc: str = "unknown"  # congestion control inferred: reno, cubic, bbr or unknown
+    cc_evidence: str = ""
     stream: int = -1
     elapsed_s: float = 0.0
 
@@ -117,10 +119,11 @@ def analyze(exe: list[str], path: str, sender: tuple[str, int] | None) -> Verdic
     rwnd = shares.get("rwnd")
     if rwnd is not None:
         rwnd += shares.get("zero_window", 0.0)  # the kernel's rwnd chrono includes zero windows
+    cc = f.get("congestion_control") or {}
     return Verdict(v["id"], family, subtype, v["id"] in ABSTAIN, f.get("vantage", "unknown"),
                    v.get("message", ""), v.get("remedy"), rwnd, shares.get("sndbuf"),
                    shares, [x["id"] for x in f.get("findings", [])], f["stream"],
-                   round(time.monotonic() - t0, 2))
+                   round(time.monotonic() - t0, 2), cc.get("name", "unknown"), cc.get("evidence", ""))
 
 
 @dataclass

@@ -124,6 +124,25 @@ def markdown(doc: dict) -> str:
           "| kernel label | right | of |", "|---|---:|---:|"]
     for k, x in r["by_kernel_subtype"].items():
         L.append(f"| {k} | {x['right']} | {x['n']} |")
+    if s.get("cc"):
+        L += ["", "## Congestion control inferred", "",
+              "Every case (full and cut captures, clear label or not). \"answered\": the engine "
+              "named a controller instead of \"cannot tell\"; \"right\": of those, the one the "
+              "sender ran (the generator's setting).", "",
+              "| vantage | answered | right of answered | cubic right/answered/n | reno | bbr |",
+              "|---|---:|---:|---:|---:|---:|"]
+        for v, x in s["cc"].items():
+            by = x["by_cc"]
+            cell = lambda k: (f"{by[k]['right']}/{by[k]['answered']}/{by[k]['n']}" if k in by else "—")
+            L.append(f"| {v} | {x['answered']}/{x['cases']} | "
+                     f"{_pct(x['right'] / x['answered']) if x['answered'] else '—'} "
+                     f"({x['right']}/{x['answered']}) | {cell('cubic')} | {cell('reno')} | {cell('bbr')} |")
+        wrong = [dict(w, vantage=v) for v, x in s["cc"].items() for w in x["wrong"]]
+        if wrong:
+            L += ["", "| seed | interval | vantage | ran | engine said | evidence |", "|---|---|---|---|---|---|"]
+            for w in wrong:
+                L.append(f"| {w['seed']} | {w['interval']} | {w['vantage']} | {w['cc']} | {w['engine']} | "
+                         f"{w['evidence']} |")
     L += ["", f"## Sender-side shares off by more than {SHARE_TOLERANCE} "
           f"({len(s['share_outliers'])})", "",
           "Kernel: Δtcpi_rwnd_limited / Δtcpi_busy_time and Δtcpi_sndbuf_limited / Δtcpi_busy_time "

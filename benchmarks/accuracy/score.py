@@ -179,6 +179,19 @@ def summarise(cases: list[dict], runs: dict) -> dict:
                                        **{k: c["flight"][k] for k in ("within_1mss", "samples",
                                                                        "worst_mss")}}
                                       for c in fl), key=lambda r: r["within_1mss"])[:15]}
+    # Congestion control: answered (not "unknown") and right, per vantage, full and cut.
+    out["cc"] = {}
+    for v in VANTAGES:
+        mine = [c for c in cases if c["vantage"] == v]
+        said = [c for c in mine if c["engine"].get("cc", "unknown") != "unknown"]
+        out["cc"][v] = {"cases": len(mine), "answered": len(said),
+                        "right": sum(c["engine"]["cc"] == c["cc"] for c in said),
+                        "by_cc": {cc: {"n": len(g), "answered": sum(c["engine"]["cc"] != "unknown" for c in g),
+                                       "right": sum(c["engine"]["cc"] == cc for c in g)}
+                                  for cc, g in _group(mine, lambda c: c["cc"]).items()},
+                        "wrong": [{"seed": c["seed"], "interval": c["interval"], "cc": c["cc"],
+                                   "engine": c["engine"]["cc"], "evidence": c["engine"]["cc_evidence"]}
+                                  for c in said if c["engine"]["cc"] != c["cc"]]}
     out["slowest"] = sorted(({"capture": c["capture"], "elapsed_s": c["engine"]["elapsed_s"],
                               "engine_id": c["engine"]["engine_id"]} for c in cases),
                             key=lambda r: -r["elapsed_s"])[:5]

@@ -43,6 +43,7 @@ def flow_summary(r: FlowReport) -> str:
         ("time", esc.escape(row["time_line"])),
         ("ceiling", "<br>".join(esc.escape(x) for x in row["ceiling_lines"])),
         ("transfer", esc.escape(row["transfer_line"])),
+        ("control", esc.escape(row["cc_line"])),
         ("capture", esc.escape(f"at the {row['vantage']}; frames {row['first_frame']}–{row['last_frame']}; "
                                f"Wireshark filter tcp.stream == {r.stream}")),
     ]

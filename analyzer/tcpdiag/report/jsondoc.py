@@ -68,6 +68,7 @@ def flow_doc(r: FlowReport) -> dict[str, Any]:
         "shares": {k: row[f"share_{k}"] for k in SHARES},
         "time_line": row["time_line"],
         "transfer_line": row["transfer_line"],
+        "congestion_control": {"name": row["congestion_control"], "evidence": row["cc_line"]},
         "ceiling": None if row["ceiling_limit"] is None else {k: row[c] for k, c in CEILING.items()},
         "findings": [x.as_dict() for x in r.findings[1:]],
         "facts": {k: row[k] for k in FACTS},

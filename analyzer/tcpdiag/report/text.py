@@ -65,6 +65,7 @@ def flow_block(r: FlowReport, s: Style) -> list[str]:
         lines.append(("  ceiling:   " if i == 0 else "             ") + text)
     if p.remedy:
         lines.append(f"  remedy:    {p.remedy}")
+    lines.append(f"  control:   {row['cc_line']}")
     if p.frames:
         lines.append(f"  evidence:  {frame_filter(p.frames)}")
     for other in r.findings[1:]:

@@ -22,9 +22,12 @@ impl CwndEstimator {
     }
 
     /// An ACK arrived. `window_bound`: the sends were stopped by the receive window
-    /// (flight + MSS > rwnd). `app_bound`: the sender was not ACK-clocked.
-    pub fn on_ack(&mut self, flight_after: u64, window_bound: bool, app_bound: bool) {
+    /// (flight + MSS > rwnd). `app_bound`: the sender was not ACK-clocked. Returns what
+    /// the sends since the last ACK showed: an estimate, a bound, or nothing.
+    pub fn on_ack(&mut self, flight_after: u64, window_bound: bool, app_bound: bool) -> Option<CwndConfidence> {
+        let mut shown = None;
         if self.sends_since_ack > 0 && self.peak > 0 {
+            shown = Some(if window_bound || app_bound { CwndConfidence::Bound } else { CwndConfidence::Estimate });
             if window_bound || app_bound {
                 if self.confidence != CwndConfidence::Estimate || self.peak > self.value {
                     self.value = self.value.max(self.peak);
@@ -37,6 +40,7 @@ impl CwndEstimator {
         }
         self.peak = flight_after;
         self.sends_since_ack = 0;
+        shown
     }
 
     /// A recovery ended: cwnd settles at β·(flight when it began), β = 0.7 (CUBIC), or

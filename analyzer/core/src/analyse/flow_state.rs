@@ -1,6 +1,7 @@
 //! Both directions of one flow: the sender states, the window scaling of each side, the
 //! cwnd estimators and limit trackers, and handshake timing for the vantage point.
 
+use super::congestion::CcWitness;
 use super::cwnd::CwndEstimator;
 use super::limit::LimitTracker;
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
@@ -29,6 +30,8 @@ pub struct FlowState {
     pub rwnd_grew_ns: [i64; 2],
     pub inferred_shift: [Option<u8>; 2],
     pub cwnd: [CwndEstimator; 2],
+    /// Evidence of each direction's congestion control.
+    pub cc: [CcWitness; 2],
     pub limits: [LimitTracker; 2],
     pub handshake: HandshakeTimes,
     /// ACK→data and data→ACK delays, for the vantage point without a handshake.
@@ -121,12 +124,27 @@ impl FlowState {
         if recovering && !self.senders[r].in_recovery() {
             // Recovery over: cwnd = ssthresh = β·cwnd at its start (RFC 9438 §4.6, β = 0.7
             // for CUBIC), or restored when it was undone as spurious (RFC 3708).
-            if let Some(rec) = self.senders[r].recoveries.last() {
+            let recoveries = &self.senders[r].recoveries;
+            if let Some(rec) = recoveries.last() {
                 self.cwnd[r].on_recovery_end(rec.flight_before, rec.spurious > 0 && rec.spurious == rec.retransmissions);
+                // The cut says nothing after a timeout (cwnd restarts from one segment) or
+                // when the receive window, not cwnd, held the flight before it.
+                let mss = self.senders[r].mss.max(536) as u64;
+                let window_held = self.rwnd_for[r].is_some_and(|w| rec.flight_before + 2 * mss >= w);
+                let usable = rec.kind != super::notes::RetransKind::Rto && !window_held;
+                self.cc[r].recovery_ended(recoveries.len() - 1, ts, usable);
             }
         }
+        if seg.flags & flags::ACK != 0 && self.senders[r].at_sender() {
+            self.cc[r].ack_arrived(ts);
+        }
         let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
+        let recoveries_before = self.senders[d].recoveries.len();
         self.senders[d].on_data(seg, frame, ts, peer_rwnd, notes);
+        if self.senders[d].recoveries.len() > recoveries_before {
+            let clocked = self.cwnd[d].confidence == CwndConfidence::Estimate;
+            self.cc[d].recovery_began(recoveries_before, clocked.then_some(self.cwnd[d].value));
+        }
 
         if seg.payload_len > 0 && notes.retrans == super::notes::RetransKind::None && notes.reorder.is_none() {
             // A gap that began with a partial segment is the application's: it had no more
@@ -203,11 +221,22 @@ impl FlowState {
             }
             if notes.retrans == super::notes::RetransKind::None {
                 self.cwnd[dd].on_send(notes.in_flight);
+                // Departure times are the sender's own only at the sender.
+                if view_at_sender {
+                    let held_by_cwnd = self.limits[dd].state == LimitState::Cwnd;
+                    self.cc[dd].departure(ts, held_by_cwnd && seg.payload_len >= self.senders[dd].mss);
+                }
             }
         } else if seg.flags & flags::ACK != 0 && self.senders[dd].started {
             let app_bound = notes.unacked == 0;
             let before = self.cwnd[dd].confidence;
-            self.cwnd[dd].on_ack(notes.in_flight, window_bound, app_bound);
+            match self.cwnd[dd].on_ack(notes.in_flight, window_bound, app_bound) {
+                Some(CwndConfidence::Estimate) => {
+                    self.cc[dd].clocked_flight(self.cwnd[dd].value, ts, self.senders[dd].rtt.srtt_ns)
+                }
+                Some(_) => self.cc[dd].cut_unreadable(),
+                None => {}
+            }
             if self.cwnd[dd].confidence == CwndConfidence::Estimate && before != CwndConfidence::None {
                 self.limits[dd].on_flight_sample(self.cwnd[dd].value, ts, self.senders[dd].rtt.srtt_ns);
             }

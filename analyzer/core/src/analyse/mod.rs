@@ -4,6 +4,7 @@
 
 pub mod catalogue;
 pub mod ceiling;
+pub mod congestion;
 pub mod finding;
 pub mod cwnd;
 pub mod delivery;

@@ -4,6 +4,7 @@
 
 use super::catalogue::FindingId;
 use super::ceiling::{Ceiling, Limit, PathRtt};
+use super::congestion::CcInference;
 use super::finding::{Finding, Value};
 use super::flow_state::FlowState;
 use super::notes::LimitState;
@@ -46,6 +47,8 @@ pub struct FlowVerdict {
     pub recoveries: usize,
     pub zero_windows: u64,
     pub lost_before_bytes: u64,
+    /// The sender's congestion control as its behaviour shows it (congestion.rs).
+    pub cc: CcInference,
     /// Findings, the primary first.
     pub findings: Vec<Finding>,
     /// The arithmetic behind the primary finding (none for a flow too small to judge).
@@ -236,6 +239,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         recoveries: s.recoveries.len(),
         zero_windows: s.zero_windows,
         lost_before_bytes: s.lost_before_bytes,
+        cc: fs.cc[dd].infer(
+            |i| s.recoveries.get(i).is_some_and(|r| r.spurious > 0),
+            vantage == Vantage::SenderSide,
+            share(LimitState::Sndbuf) >= MIN_SHARE
+                || (lim.state_ns[LimitState::App as usize] + lim.state_ns[LimitState::Idle as usize]) as f64
+                    >= MIN_SHARE * (busy + lim.state_ns[LimitState::Idle as usize]) as f64,
+        ),
         findings: Vec::new(),
         ceiling: None,
         duration_s: summary.duration_ns() as f64 / 1e9,
