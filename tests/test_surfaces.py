@@ -50,12 +50,13 @@ def test_findings_read_the_same_in_text_json_and_html(path):
             assert html.escape(f["message"]) in body, f["id"]
             if f is flow["verdict"] and f["remedy"]:
                 assert f["remedy"] in text and html.escape(f["remedy"]) in body
-        for line in [flow["time_line"], flow["transfer_line"], *(flow["ceiling"] or {"lines": []})["lines"]]:
+        for line in [flow["time_line"], flow["transfer_line"], flow["congestion_control"]["evidence"],
+                     *(flow["ceiling"] or {"lines": []})["lines"]]:
             assert line in text and html.escape(line) in body, line
 
 
 WIRESHARK_FIELDS = ["tcpdiag.flow.verdict", "tcpdiag.flow.remedy", "tcpdiag.flow.shares", "tcpdiag.flow.transfer",
-                    "tcpdiag.flow.ceiling"]
+                    "tcpdiag.flow.ceiling", "tcpdiag.flow.control"]
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=_id)
@@ -76,6 +77,7 @@ def test_findings_read_the_same_in_wireshark(ts, path):
             assert verdict["remedy"] in first["tcpdiag.flow.remedy"], flow["stream"]
         assert first["tcpdiag.flow.shares"] == [flow["time_line"]]
         assert first["tcpdiag.flow.transfer"] == [flow["transfer_line"]]
+        assert first["tcpdiag.flow.control"] == [flow["congestion_control"]["evidence"]]
         assert first["tcpdiag.flow.ceiling"] == (flow["ceiling"] or {"lines": []})["lines"]
         for f in [verdict, *flow["findings"]]:
             for frame in f["frames"]:

@@ -191,7 +191,7 @@ def test_every_field_and_expert_is_registered(ts):
     single = [e["field"] for e in FINDINGS.values() if e["scope"] != "pair"]
     names = [f"tcpdiag.{c}" for c in pc.COLUMNS] + single + [
         "tcpdiag.flow", "tcpdiag.flow.verdict", "tcpdiag.flow.finding", "tcpdiag.flow.shares",
-        "tcpdiag.flow.transfer", "tcpdiag.flow.ceiling", "tcpdiag.annotations_missing"]
+        "tcpdiag.flow.transfer", "tcpdiag.flow.ceiling", "tcpdiag.flow.control", "tcpdiag.annotations_missing"]
     res = ts.run(["-r", tsharks.stage(SAMPLES / "reordering.sender.pcap.gz"), "-c", "3", *pc.plugin_args(),
                   "-T", "fields", *[x for n in names for x in ("-e", n)]], timeout=120)
     assert res.returncode == 0 and len(res.stdout.splitlines()) == 3, res.stderr

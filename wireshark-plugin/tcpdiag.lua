@@ -73,6 +73,7 @@ local hf = {
     ["flow.data_dir"] = ProtoField.uint8("tcpdiag.flow.data_dir", "Data direction", base.DEC, DIRECTIONS),
     ["flow.shares"] = ProtoField.string("tcpdiag.flow.shares", "Time limited by"),
     ["flow.transfer"] = ProtoField.string("tcpdiag.flow.transfer", "Transfer"),
+    ["flow.control"] = ProtoField.string("tcpdiag.flow.control", "Congestion control"),
     ["flow.ceiling"] = ProtoField.string("tcpdiag.flow.ceiling", "Ceiling"),
     ["flow.finding"] = ProtoField.string("tcpdiag.flow.finding", "Finding"),
     ["flow.remedy"] = ProtoField.string("tcpdiag.flow.remedy", "Remedy"),
@@ -270,6 +271,7 @@ local function show_verdict(t, fl, number, visible)
         vt:add(hf["flow.data_dir"], fl.data_dir)
         vt:add(hf["flow.shares"], fl.time)
         vt:add(hf["flow.transfer"], fl.transfer)
+        if fl.control then vt:add(hf["flow.control"], fl.control) end
         for _, line in ipairs(fl.ceiling) do vt:add(hf["flow.ceiling"], line) end
     end
     for i, f in ipairs(fl.findings) do

@@ -70,10 +70,10 @@ class Verdict:
     sndbuf_share: float | None
     shares: dict = field(default_factory=dict)
     findings: list = field(default_factory=list)
-    cc: str = "unknown"  # congestion control inferred: reno, cubic, bbr or unknown
-    cc_evidence: str = ""
     stream: int = -1
     elapsed_s: float = 0.0
+    cc: str = "unknown"  # congestion control inferred: reno, cubic, bbr or unknown
+    cc_evidence: str = ""
 
 
 def to_label(engine_id: str) -> tuple[str, str | None]:

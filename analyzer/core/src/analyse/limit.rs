@@ -146,7 +146,8 @@ impl LimitTracker {
         frame: u64,
     ) -> LimitState {
         let growing = s.rtt.srtt_ns.is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
-        let flat_since = if growing { ts } else { self.flat_since };
+        // No flight sample yet (the first round trips): nothing has been flat.
+        let flat_since = if growing || self.flat_level == 0 { ts } else { self.flat_since };
         let dry = match (self.ran_dry_ns, s.rtt.srtt_ns) {
             (Some(t), Some(r)) => ts - t <= DRY_RTTS * r,
             (dried, None) => dried.is_some(),

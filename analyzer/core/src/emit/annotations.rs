@@ -319,13 +319,14 @@ fn flow_verdict(f: &FlowSummary, v: &FlowVerdict) -> String {
     // No ceiling (a verdict that states none): no lines, as in the CLI and JSON.
     let ceiling: Vec<String> = v.ceiling.iter().flat_map(|c| c.lines()).map(|l| lua_string(&l)).collect();
     format!(
-        "{{ verdict = {}, vantage = {}, data_dir = {}, first_frame = {},\n  time = {}, transfer = {}, ceiling = {{ {} }},\n  findings = {{\n  {} }} }}",
+        "{{ verdict = {}, vantage = {}, data_dir = {}, first_frame = {},\n  time = {}, transfer = {}, control = {}, ceiling = {{ {} }},\n  findings = {{\n  {} }} }}",
         lua_string(v.findings.first().map_or("", |x| x.id.name())),
         lua_string(v.vantage.name()),
         v.data_dir,
         f.first_frame,
         lua_string(&v.time_line()),
         lua_string(&v.transfer_line()),
+        lua_string(&v.cc.line()),
         ceiling.join(", "),
         findings.join(",\n  ")
     )

@@ -18,6 +18,17 @@ fn a_full_receive_window_limits_the_sender() {
 }
 
 #[test]
+fn a_first_flight_sent_before_any_ack_is_not_a_send_buffer_plateau() {
+    // Slow start's initial window, before any ACK could time a round: nothing was flat yet.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    for k in 0..10u32 {
+        let n = t.seg(41_000 + k as i64, A).data(1 + k * MSS, MSS).send();
+        assert_ne!(n.limit, LimitState::Sndbuf, "segment {k}");
+    }
+}
+
+#[test]
 fn nothing_outstanding_is_idle() {
     let mut t = Trace::new();
     t.handshake(40_000, 100, Some(7));
