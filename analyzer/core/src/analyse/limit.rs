@@ -200,12 +200,6 @@ impl LimitTracker {
         if dry {
             return LimitState::App;
         }
-        // Room in cwnd and nothing sent into it from a queue that never ran dry: the
-        // congestion controller's pacing (BBR sends below its cwnd), or a cwnd already
-        // smaller than estimated.
-        if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
-            return LimitState::Cwnd;
-        }
         if let Some(srtt) = s.rtt.srtt_ns {
             let no_loss_in_stretch = s.recoveries.last().map_or(true, |r| r.end_ns.is_some_and(|e| e < flat_since));
             if ts - flat_since >= FLAT_RTTS * srtt && no_loss_in_stretch {
@@ -215,8 +209,16 @@ impl LimitTracker {
                 if rwnd.is_some_and(|w| cwnd.value + mss >= w) {
                     return LimitState::Rwnd;
                 }
+                // Dips below the plateau's top between ACKs are the buffer refilling (its
+                // application writes into the room each ACK frees), not the sender pacing.
                 return LimitState::Sndbuf;
             }
+        }
+        // Room in cwnd and nothing sent into it from a queue that never ran dry: the
+        // congestion controller's pacing (BBR sends below its cwnd), or a cwnd already
+        // smaller than estimated.
+        if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
+            return LimitState::Cwnd;
         }
         LimitState::Cwnd
     }
