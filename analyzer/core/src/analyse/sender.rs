@@ -77,6 +77,10 @@ const ECHO_MEMORY: usize = 1 << 16;
 const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 const AT_SENDER_NS: i64 = 1_000_000;
+/// A data segment that left this soon after the ACK it echoes was captured next to its
+/// sender: anywhere else the turn-around takes at least the round trip between the capture
+/// point and the sender (a millisecond or more on any path with a middle).
+const SENDER_TURNAROUND_NS: i64 = 200_000;
 
 #[derive(Debug, Clone, Copy)]
 struct Snapshot {
@@ -516,10 +520,28 @@ impl Sender {
         if let Some(h) = self.a2d_hint_ns.filter(|&h| h < AT_SENDER_NS) {
             return h.max(0);
         }
+        // So does, without a handshake, any data segment sent at once on its ACK (an
+        // ACK-clocked send, or a paced one whose slot had passed): the recent minimum
+        // would otherwise take a paced sender's wait for distance.
+        if self.turns_around_at_once() {
+            return 0;
+        }
         // A data segment may echo an older ACK (TS.Recent does not move on out-of-order
         // data, RFC 7323 §4.3), which only inflates samples: take the minimum of the
         // recent ones, which still follows a growing queue.
         self.a2d_recent_min.or(self.a2d_hint_ns).unwrap_or(0).max(0)
+    }
+
+    /// Some data segment left within [`SENDER_TURNAROUND_NS`] of the ACK it echoes: the
+    /// capture point is next to this sender.
+    pub fn turns_around_at_once(&self) -> bool {
+        self.a2d.min_ns.is_some_and(|m| m < SENDER_TURNAROUND_NS)
+    }
+
+    /// Some data segment was acknowledged within [`SENDER_TURNAROUND_NS`] of leaving (the
+    /// ACK echoing it): the capture point is next to the receiver, which ACKs at once.
+    pub fn acked_at_once(&self) -> bool {
+        self.d2a.min_ns.is_some_and(|m| m < SENDER_TURNAROUND_NS)
     }
 
     /// The capture point is at (or within a millisecond of) this sender.

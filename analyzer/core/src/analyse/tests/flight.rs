@@ -79,6 +79,25 @@ fn a_paced_sender_is_still_at_the_capture_point() {
 }
 
 #[test]
+fn without_a_handshake_one_send_right_on_its_ack_places_the_capture_at_the_sender() {
+    // A capture that starts mid-transfer at A, a paced sender: most segments leave 5 ms
+    // after the ACK they echo, which alone would read as 5 ms between A and the capture.
+    let mut t = Trace::new();
+    t.seg(0, A).data(1, MSS).ts(100, 50).send();
+    t.seg(40_000, B).rel_ack(1 + MSS).ts(60, 100).send();
+    t.seg(45_000, A).data(1 + MSS, MSS).ts(105, 60).send();
+    t.seg(46_000, A).data(1 + 2 * MSS, MSS).ts(106, 60).send();
+    assert!(!t.fs.senders[A].at_sender());
+    // Then a window-bound moment: the next ACK's send leaves 30 µs after it. No path
+    // between A and a capture point turns around that fast.
+    t.seg(85_000, B).rel_ack(1 + 2 * MSS).ts(65, 105).send();
+    t.seg(85_030, A).data(1 + 3 * MSS, MSS).ts(145, 65).send();
+    assert!(t.fs.senders[A].at_sender());
+    let n = t.seg(86_000, B).rel_ack(1 + 3 * MSS).ts(66, 106).send();
+    assert_eq!((n.unacked, n.in_flight), (MSS as u64, MSS as u64));
+}
+
+#[test]
 fn a_retransmission_lost_again_leaves_the_pipe_once_a_later_send_got_through() {
     let mut t = at_sender();
     for k in 0..5 {
@@ -133,4 +152,19 @@ fn a_dsack_alone_is_no_reordering_seen() {
     // A D-SACK widens RACK's window, yet with DupThresh SACKed and no reordering the sender
     // itself detected, Linux marks every hole sent before segment 8 lost at once.
     assert_eq!(n.in_flight, 0);
+}
+
+#[test]
+fn an_ack_right_behind_its_data_places_the_capture_at_the_receiver() {
+    // Mid-transfer, no handshake. At B the ACK of a pair leaves 30 µs after the data it
+    // echoes; in the middle it would come back a round trip (here 5 ms) later.
+    let mut at_b = Trace::new();
+    at_b.seg(0, A).data(1, MSS).ts(100, 50).send();
+    at_b.seg(30, B).rel_ack(1 + MSS).ts(60, 100).send();
+    assert!(at_b.fs.senders[A].acked_at_once());
+    assert!(!at_b.fs.senders[A].turns_around_at_once());
+    let mut mid = Trace::new();
+    mid.seg(0, A).data(1, MSS).ts(100, 50).send();
+    mid.seg(5_000, B).rel_ack(1 + MSS).ts(60, 100).send();
+    assert!(!mid.fs.senders[A].acked_at_once());
 }
