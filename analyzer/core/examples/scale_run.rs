@@ -29,6 +29,19 @@ fn main() {
                 println!("{{\"scan_only_s\": {:.3}, \"frames\": {}}}", t.elapsed().as_secs_f64(), s.stats.frames);
                 return;
             }
+            "--analyzer" => {
+                // The single-thread path of `tcpdiag analyze` (`_native.analyze`): one boxed
+                // reader, the `Analyzer` with no notes, verdicts rendered into the tables.
+                let t = Instant::now();
+                let reader: Box<dyn tcpdiag_core::ingest::FrameSource> = Box::new(CaptureReader::open(Path::new(&args.next().unwrap())).unwrap());
+                let o = opts.judge;
+                let mut a = tcpdiag_core::analyse::Analyzer::with_store(tcpdiag_core::analyse::NoNotes, o, tcpdiag_core::emit::diagnosis::Diagnosis::new(o));
+                let s = tcpdiag_core::pipeline::scan(reader, &mut a);
+                let (d, _) = a.finish_into(&s.flows);
+                let (flows, findings) = d.finish(&s.flows).unwrap();
+                println!("{{\"analyzer_s\": {:.3}, \"frames\": {}, \"flows\": {}, \"findings\": {}}}", t.elapsed().as_secs_f64(), s.stats.frames, flows.num_rows(), findings.num_rows());
+                return;
+            }
             "--filter" => filter = Some(FrameFilter::new(&args.next().unwrap()).unwrap()),
             _ => files.push(a),
         }

@@ -7,6 +7,9 @@ use crate::ingest::{Frame, FrameSource, IngestError};
 
 /// Receives each TCP segment after it has been placed in its flow.
 pub trait SegmentSink {
+    /// False for a sink that never reads the segment it is given: the scan then decodes
+    /// common frames only as far as the flows table needs (`decode::lean`).
+    const READS_SEGMENTS: bool = true;
     fn segment(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement);
     /// After each frame, with the flows table and the frame's time: a sink may finish
     /// flows that closed (the analysis does).
@@ -21,6 +24,7 @@ pub trait SegmentSink {
 /// A sink that keeps nothing (the flows table alone).
 pub struct NoSink;
 impl SegmentSink for NoSink {
+    const READS_SEGMENTS: bool = false;
     #[inline]
     fn segment(&mut self, _: &Frame<'_>, _: &TcpSegment, _: Placement) {}
 }
@@ -147,8 +151,11 @@ pub fn place_frame(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'
 /// [`place_frame`] decoding into `seg`, a buffer the caller keeps from frame to frame (the
 /// segment is written once, in place, and never moved).
 #[inline]
-pub fn place_frame_in(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, seg: &mut TcpSegment, sink: &mut impl SegmentSink) -> bool {
+pub fn place_frame_in<S: SegmentSink>(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, seg: &mut TcpSegment, sink: &mut S) -> bool {
     stats.frames += 1;
+    if !S::READS_SEGMENTS && decode::lean::flow_fields(frame.linktype, frame.data, frame.origlen, seg) {
+        return place_tcp(table, stats, frame, seg, sink);
+    }
     match decode::decode_into(frame.linktype, frame.data, frame.origlen, seg) {
         Ok(()) => place_tcp(table, stats, frame, seg, sink),
         Err((layer, reason)) => {

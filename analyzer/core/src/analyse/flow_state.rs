@@ -42,6 +42,8 @@ pub struct FlowState {
     /// A short segment was cut at the window's edge: the next short one not at the edge
     /// is the rest of it (Linux sends it once the window opens), not the end of a write.
     split_at_edge: [bool; 2],
+    /// The handshake's ACK→data delays were handed to both senders (they keep the first).
+    hints_given: bool,
     pub first_ts: i64,
     pub last_ts: i64,
     pub packets: u64,
@@ -61,6 +63,18 @@ impl FlowState {
     /// [`Self::on_segment`] writing the packet's notes into `notes` (reset first), so a
     /// caller that keeps one buffer does not copy 184 bytes out per packet.
     pub fn on_segment_into(&mut self, seg: &TcpSegment, d: usize, frame: u64, ts: i64, notes: &mut PacketNotes) {
+        self.step(seg, d, frame, ts, notes, true);
+    }
+
+    /// [`Self::on_segment_into`] for a caller that wants the verdict only: the state moves
+    /// exactly as there, and the note fields nothing else reads (vantage, cwnd, RACK
+    /// window, window full, rwnd basis, inferred shift) are left unset.
+    pub fn on_segment_state(&mut self, seg: &TcpSegment, d: usize, frame: u64, ts: i64, notes: &mut PacketNotes) {
+        self.step(seg, d, frame, ts, notes, false);
+    }
+
+    #[inline(always)]
+    fn step(&mut self, seg: &TcpSegment, d: usize, frame: u64, ts: i64, notes: &mut PacketNotes, full: bool) {
         // Timestamps from damaged files can be anything: keep them where differences and
         // multiples of RTTs cannot overflow (1970 to 2116).
         let ts = ts.clamp(0, MAX_TS_NS);
@@ -75,9 +89,13 @@ impl FlowState {
             l.charge(ts);
         }
         self.handshake.on_segment(seg.flags, d, ts);
-        if let Some(hints) = self.handshake.ack_to_data_ns() {
-            for (side, hint) in hints.into_iter().enumerate() {
-                self.senders[side].set_a2d_hint(hint);
+        if !self.hints_given {
+            // Set once: a sender keeps the first hint it is given.
+            if let Some(hints) = self.handshake.ack_to_data_ns() {
+                for (side, hint) in hints.into_iter().enumerate() {
+                    self.senders[side].set_a2d_hint(hint);
+                }
+                self.hints_given = true;
             }
         }
         self.delays.on_segment(seg, d, ts);
@@ -115,7 +133,7 @@ impl FlowState {
         }
         // Same as Wireshark tcp.analysis.zero_window.
         if seg.window == 0 && seg.flags & (flags::SYN | flags::FIN | flags::RST) == 0 {
-            notes.zero_window = true;
+            notes.zero_window = full;
             self.senders[r].zero_windows += 1;
         }
 
@@ -179,7 +197,9 @@ impl FlowState {
             let mss = self.senders[d].mss.max(536) as u64;
             if let Some(shift) = self.scaling[r].as_mut().and_then(|s| s.infer_from_flight(raw, flight_d, mss, away)) {
                 self.inferred_shift[r] = Some(shift);
-                notes.inferred_shift = Some((shift, flight_d));
+                if full {
+                    notes.inferred_shift = Some((shift, flight_d));
+                }
                 let (w, b) = self.scaling[r].unwrap().rwnd(raw, false);
                 self.rwnd_for[d] = Some(w);
                 self.rwnd_basis[d] = Some(b);
@@ -189,8 +209,9 @@ impl FlowState {
         }
 
         // The row's rwnd is the window that limits the row's flight.
-        notes.rwnd = self.rwnd_for[dd].unwrap_or(0);
-        notes.rwnd_basis = self.rwnd_basis[dd];
+        if full {
+            notes.rwnd_basis = self.rwnd_basis[dd];
+        }
         let view = self.senders[dd].view(ts);
         let view_at_sender = self.senders[dd].at_sender();
         notes.in_flight = view.in_flight;
@@ -214,7 +235,7 @@ impl FlowState {
             }
         }
         if carries_data && dd == d && seg.payload_len > 0 {
-            if let Some(w) = rwnd_dd {
+            if let Some(w) = rwnd_dd.filter(|_| full) {
                 // Same idea as Wireshark tcp.analysis.window_full: this segment used the
                 // last of the receiver's window.
                 notes.window_full = w > 0 && notes.unacked >= w;
@@ -246,15 +267,19 @@ impl FlowState {
         if view_at_sender {
             self.cwnd[dd].floor(notes.in_flight, self.senders[dd].in_recovery());
         }
-        notes.cwnd = self.cwnd[dd].value;
-        notes.cwnd_conf = self.cwnd[dd].confidence;
+        if full {
+            notes.cwnd = self.cwnd[dd].value;
+            notes.cwnd_conf = self.cwnd[dd].confidence;
+        }
         // At the sender the view is the settled state already.
         // (Borrowed, not copied: reading a just-written view back whole stalls.)
         let away;
         let settled = if view_at_sender { &view } else { away = self.senders[dd].settled_view(ts); &away };
         notes.limit = self.limits[dd].update(&self.senders[dd], &view, settled, &self.cwnd[dd], rwnd_dd, ts, frame);
-        notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;
-        notes.vantage = self.handshake.vantage(dd);
+        if full {
+            notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;
+            notes.vantage = self.handshake.vantage(dd);
+        }
     }
 
     /// The direction that carried more payload: the one the verdict is about.

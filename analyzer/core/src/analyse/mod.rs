@@ -36,6 +36,8 @@ use verdict::{judge, FlowVerdict, JudgeOptions};
 
 /// Receives each segment with its analysis.
 pub trait NotesSink {
+    /// False when the sink never reads the notes: the analysis then moves the state only.
+    const WANTS_NOTES: bool = true;
     fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, notes: &PacketNotes);
     /// True once the sink can take no more (its output closed).
     fn stopped(&self) -> bool {
@@ -46,12 +48,14 @@ pub trait NotesSink {
 /// Keeps nothing per packet (flow verdicts only).
 pub struct NoNotes;
 impl NotesSink for NoNotes {
+    const WANTS_NOTES: bool = false;
     #[inline]
     fn packet(&mut self, _: &Frame<'_>, _: &TcpSegment, _: Placement, _: &PacketNotes) {}
 }
 
 /// Two sinks fed the same notes (e.g. the analysis columns and the events).
 impl<A: NotesSink, B: NotesSink> NotesSink for (A, B) {
+    const WANTS_NOTES: bool = A::WANTS_NOTES || B::WANTS_NOTES;
     #[inline]
     fn packet(&mut self, frame: &Frame<'_>, seg: &TcpSegment, place: Placement, notes: &PacketNotes) {
         self.0.packet(frame, seg, place, notes);
@@ -217,8 +221,12 @@ impl<S: NotesSink, V: VerdictStore> SegmentSink for Analyzer<S, V> {
                 slot.insert(Box::default())
             }
         };
-        st.on_segment_into(seg, place.dir.index(), frame.number, frame.ts_ns, &mut self.notes);
-        self.out.packet(frame, seg, place, &self.notes);
+        if S::WANTS_NOTES {
+            st.on_segment_into(seg, place.dir.index(), frame.number, frame.ts_ns, &mut self.notes);
+            self.out.packet(frame, seg, place, &self.notes);
+        } else {
+            st.on_segment_state(seg, place.dir.index(), frame.number, frame.ts_ns, &mut self.notes);
+        }
     }
 
     /// Every quarter of the grace period of capture time, judges the flows that closed.

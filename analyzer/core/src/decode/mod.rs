@@ -21,6 +21,7 @@ mod ieee80211;
 mod ip;
 mod ipv4;
 mod ipv6;
+pub mod lean;
 mod link;
 mod llc;
 mod null;

@@ -63,6 +63,14 @@ impl TcpOptions {
         *self = TcpOptions::default();
         let o = self;
         let mut i = 0;
+        // Linux sends timestamps first (NOP, NOP, kind 8, length 10) on every segment:
+        // taken at once, exactly as the loop below would take them.
+        if let [NOP, NOP, TIMESTAMPS, 10, v @ ..] = b {
+            if let [a0, a1, a2, a3, e0, e1, e2, e3, ..] = *v {
+                o.timestamps = Some((u32::from_be_bytes([a0, a1, a2, a3]), u32::from_be_bytes([e0, e1, e2, e3])));
+                i = 12;
+            }
+        }
         while i < b.len() {
             let kind = b[i];
             match kind {

@@ -39,8 +39,8 @@ pub struct Placement {
 #[derive(Default)]
 pub struct FlowTable {
     latest: AHashMap<FlowKey, u32>,
-    /// The last key looked up: bulk captures repeat the same flow many times in a row.
-    last: Option<(FlowKey, u32)>,
+    /// The flow placed last: bulk captures repeat the same flow many times in a row.
+    last: Option<u32>,
     flows: Vec<FlowSummary>,
     base: Vec<[BaseSeq; 2]>,
 }
@@ -53,22 +53,42 @@ impl FlowTable {
     /// Places one segment. `has_length` is false for segments quoted in ICMP errors and
     /// for IP fragments, whose length Wireshark does not know.
     pub fn place(&mut self, seg: &TcpSegment, frame: u64, ts_ns: i64, frame_len: u32, has_length: bool) -> Placement {
-        let key = FlowKey::of(seg);
-        let cached = match &self.last {
-            Some((k, f)) if *k == key => Some(*f),
-            _ => None,
+        // The flow placed last, recognised by its endpoints in either order (it is the
+        // latest flow of its key): the key is neither built nor hashed.
+        let src = (seg.src, seg.sport);
+        let dst = (seg.dst, seg.dport);
+        let last = self.last.and_then(|f| {
+            let flow = &self.flows[f as usize];
+            if flow.a == src && flow.b == dst {
+                Some((f, Direction::AtoB))
+            } else if flow.a == dst && flow.b == src {
+                Some((f, Direction::BtoA))
+            } else {
+                None
+            }
+        });
+        let key;
+        let (mut flow, mut opened, mut dir) = match last {
+            Some((f, dir)) => {
+                key = None;
+                (f, false, dir)
+            }
+            None => {
+                let k = FlowKey::of(seg);
+                key = Some(k);
+                let (f, opened) = match self.latest.get(&k) {
+                    Some(&f) => (f, false),
+                    None => (self.open(k, seg, frame, ts_ns), true),
+                };
+                (f, opened, self.direction(f, seg))
+            }
         };
-        let (mut flow, mut opened) = match cached.or_else(|| self.latest.get(&key).copied()) {
-            Some(f) => (f, false),
-            None => (self.open(key, seg, frame, ts_ns), true),
-        };
-        let mut dir = self.direction(flow, seg);
 
         let syn_only = seg.flags & (flags::SYN | flags::ACK) == flags::SYN;
         let base = self.base[flow as usize][dir.index()];
         if !opened && syn_only && base.set && base.value != SeqNumber(seg.seq) {
             // Same as Wireshark TCP_A_REUSED_PORTS: a new connection on the same ports.
-            flow = self.open(key, seg, frame, ts_ns);
+            flow = self.open(key.unwrap_or_else(|| FlowKey::of(seg)), seg, frame, ts_ns);
             opened = true;
             dir = Direction::AtoB;
         }
@@ -87,7 +107,7 @@ impl FlowTable {
         }
 
         self.flows[flow as usize].record(seg, dir, frame, ts_ns, frame_len);
-        self.last = Some((key, flow));
+        self.last = Some(flow);
         Placement { flow, dir, opened }
     }
 

@@ -187,7 +187,7 @@ impl CaptureReader {
         }
         let whole = |ts_ns, origlen, data| pcapng::Packet { interface: 0, ts_ns, origlen, data, has_options: false };
         let result = match &mut self.state {
-            State::Pcap(st) => pcap::read_record(st, &mut self.src).map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
+            State::Pcap(st) => pcap::read_buffered_record(st, &mut self.src).map(|r| r.map(|r| whole(r.ts_ns, r.origlen, r.data))),
             State::Pcapng(st) => {
                 let r = pcapng::read_packet(st, &mut self.src, &mut self.interfaces, &mut self.options);
                 self.frames += st.take_other_records();

@@ -150,10 +150,9 @@ impl PcapState {
         // One fixed-size read (`array::map` here was not inlined: 7 % of reading a file).
         let h: &[u8; RECORD_HEADER_LEN] = h[..RECORD_HEADER_LEN].try_into().expect("a record header");
         let word = |at: usize| [h[at], h[at + 1], h[at + 2], h[at + 3]];
-        let read = match self.magic.order {
-            ByteOrder::Little => u32::from_le_bytes,
-            ByteOrder::Big => u32::from_be_bytes,
-        };
+        // A byte swap on a flag, not a call through a function pointer (4 a record).
+        let big = self.magic.order == ByteOrder::Big;
+        let read = |w: [u8; 4]| if big { u32::from_be_bytes(w) } else { u32::from_le_bytes(w) };
         let (sec, frac) = (read(word(record::TS_SEC)), read(word(record::TS_FRAC)));
         let (mut incl, mut orig) = (read(word(record::INCL_LEN)), read(word(record::ORIG_LEN)));
         if self.lengths == LengthOrder::Swapped
@@ -182,6 +181,32 @@ pub struct Record<'a> {
 /// Reads the next record; `Ok(None)` at a clean end of file. Inlined: returned through
 /// memory, the record was read back before its stores had landed (a stall that was over
 /// half of `CaptureReader::next_frame`).
+/// [`read_record`] for the usual case, a record whose header and data are already
+/// buffered whole: one look at the buffer instead of two `fill`s; anything else (the
+/// buffer's end, a bad length, the file's end) goes to `read_record`, which decides it.
+#[inline]
+pub fn read_buffered_record<'a>(
+    st: &PcapState,
+    src: &'a mut ByteSource,
+) -> Result<Option<Record<'a>>, IngestError> {
+    let hlen = st.record_header_len;
+    let whole = |b: &[u8]| {
+        if b.len() < hlen {
+            return None;
+        }
+        let [sec, frac, incl, orig] = st.header(b);
+        let total = hlen + incl as usize;
+        (incl <= st.max_caplen && b.len() >= total).then(|| (st.ts_ns(sec, frac), orig, total))
+    };
+    match whole(src.buffered()) {
+        Some((ts_ns, origlen, total)) => {
+            let rec = src.take(total);
+            Ok(Some(Record { ts_ns, origlen, data: rec.get(hlen..).unwrap_or_default() }))
+        }
+        None => read_record(st, src),
+    }
+}
+
 #[inline]
 pub fn read_record<'a>(
     st: &PcapState,

@@ -210,6 +210,12 @@ impl ByteSource {
         &self.bytes()[self.pos..stop]
     }
 
+    /// Every buffered, unconsumed byte, without asking for more.
+    #[inline]
+    pub fn buffered(&self) -> &[u8] {
+        &self.bytes()[self.pos..self.end]
+    }
+
     /// Consumes and returns the next `n` buffered bytes (fewer if fewer are buffered).
     #[inline]
     pub fn take(&mut self, n: usize) -> &[u8] {

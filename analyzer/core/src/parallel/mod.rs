@@ -139,7 +139,7 @@ impl Worker {
     #[inline]
     fn segment(&mut self, flow: u32, seg: &TcpSegment, dir: u8, frame: u64, ts_ns: i64) {
         let st = Self::slot(&mut self.states, self.stride, flow).get_or_insert_with(Box::default);
-        st.on_segment_into(seg, dir as usize, frame, ts_ns, &mut self.notes);
+        st.on_segment_state(seg, dir as usize, frame, ts_ns, &mut self.notes);
     }
 
     fn finish(&mut self, sum: &FlowSummary, out: &mut impl FnMut(u32, FlowVerdict)) {
