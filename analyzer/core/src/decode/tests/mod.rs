@@ -3,6 +3,7 @@
 
 mod build;
 mod ip;
+mod lean;
 mod link;
 mod tcp;
 mod truncation;
