@@ -3,23 +3,12 @@
 //! IP (link type 101), which lean leaves to the full decoder, so each packet is put in an
 //! Ethernet II header first, the frame the flows path meets on most captures.
 
-use std::path::{Path, PathBuf};
-
 use tcpdiag_core::decode::{decode_into, lean, linktype, TcpSegment};
 use tcpdiag_core::ingest::CaptureReader;
 
-fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".pcap.gz"))
-        .collect();
-    v.sort();
-    v
-}
+mod common;
+use common::samples;
 
-/// What the flows table reads of a segment.
 /// Ethernet II (MACs, EtherType by IP version) around a raw IP packet.
 fn in_ethernet(ip: &[u8]) -> Vec<u8> {
     let ethertype: u16 = if ip.first().map(|b| b >> 4) == Some(6) { 0x86dd } else { 0x0800 };
@@ -29,6 +18,7 @@ fn in_ethernet(ip: &[u8]) -> Vec<u8> {
     f
 }
 
+/// What the flows table reads of a segment.
 fn flow_fields(s: &TcpSegment) -> impl PartialEq + std::fmt::Debug {
     (s.src, s.dst, s.sport, s.dport, s.seq, s.ack, s.flags, s.payload_len, s.in_icmp_error)
 }

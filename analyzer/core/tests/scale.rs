@@ -14,20 +14,10 @@ use tcpdiag_core::parallel::{run, EngineOptions, Outcome};
 use tcpdiag_core::pipeline::scan;
 
 mod common;
-use common::raw_tcp as seg;
+use common::{raw_tcp as seg, samples};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn samples() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(repo().join("samples"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".pcap.gz"))
-        .collect();
-    v.sort();
-    v
 }
 
 /// pcap/pcapng files of the shared corpus (empty when it is absent).

@@ -2,8 +2,6 @@
 //! sample: one flow row and one findings group per flow, one packet row per segment, one
 //! event per catalogue event a packet carries.
 
-use std::path::{Path, PathBuf};
-
 use arrow_array::cast::AsArray;
 use arrow_array::types::UInt64Type;
 use tcpdiag_core::analyse::verdict::JudgeOptions;
@@ -16,16 +14,8 @@ use tcpdiag_core::emit::AnalysisColumns;
 use tcpdiag_core::ingest::CaptureReader;
 use tcpdiag_core::pipeline::scan;
 
-fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".pcap.gz"))
-        .collect();
-    v.sort();
-    v
-}
+mod common;
+use common::samples;
 
 fn names(cols: &[&[schema::Column]]) -> Vec<&'static str> {
     cols.iter().flat_map(|c| c.iter().map(|x| x.name)).collect()

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::io::Cursor;
+use std::path::{Path, PathBuf};
 
 use tcpdiag_core::ingest::{CaptureReader, FrameOptions, IngestError};
 
@@ -86,4 +87,16 @@ pub fn raw_tcp(back: bool, sport: u16, flags: u8, seq: u32, ack: u32, len: usize
     ip.extend(tcp);
     ip.extend(std::iter::repeat_n(0u8, len));
     ip
+}
+
+/// The real captures under samples/ (`*.pcap.gz`), in name order.
+pub fn samples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".pcap.gz"))
+        .collect();
+    v.sort();
+    v
 }
