@@ -31,6 +31,14 @@ def times(x: float) -> str:
     return f"{x:g}"
 
 
+def us(ns: float) -> str:
+    return f"{ns / 1e3:g}"
+
+
+def ms(ns: float) -> str:
+    return f"{ns / 1e6:g}"
+
+
 def word(x: float) -> str:
     return WORDS[int(x)]
 
@@ -59,6 +67,12 @@ PHRASES = [
     ("verdicts.md", "needed {0} or more shifts fewer than the SYN offered", [("SPARE_SHIFTS", word)]),
     ("engine.md", "holds at least {0} the genuine losses", [("OVERSHOOT_LOSS_SHARE", half)]),
     ("engine.md", "and its first {0} are credited to it", [("FLAT_RTTS", word)]),
+    ("engine.md", "below {0} Reno, up to {1} CUBIC, from {2} no cut",
+     [("RENO_CUBIC_SPLIT", times), ("CUBIC_CUT_MAX", times), ("NO_CUT", times)]),
+    ("engine.md", "neither within {0} µs of an ACK nor within {1} µs of the previous segment",
+     [("ON_ACK_NS", us), ("BACK_TO_BACK_NS", us)]),
+    ("engine.md", "≥ {0} % paced, ≤ {1} % ACK-clocked", [("PACED_SHARE", pct), ("CLOCKED_SHARE", pct)]),
+    ("engine.md", "one data segment that left within {0} ms of the ACK it echoes", [("SENDER_TURNAROUND_NS", ms)]),
 ]
 
 

@@ -44,18 +44,10 @@ impl CongestionControl {
             CongestionControl::Bbr => "bbr",
         }
     }
-    /// The factor a genuine loss cuts this controller's window by (1: none).
-    pub fn beta(self) -> Option<f64> {
-        match self {
-            CongestionControl::Reno => Some(RENO_BETA),
-            CongestionControl::Cubic => Some(CUBIC_BETA),
-            CongestionControl::Bbr => Some(1.0),
-            CongestionControl::Unknown => None,
-        }
-    }
 }
 
-pub const RENO_BETA: f64 = 0.5;
+/// The window a genuine loss leaves CUBIC (RFC 9438 §4.6): what cwnd.rs settles at after
+/// a recovery.
 pub const CUBIC_BETA: f64 = 0.7;
 /// Cut ratios below this are Reno's (measured at the sender: 0.49–0.52), up to
 /// [`CUBIC_CUT_MAX`] CUBIC's (0.60–0.73); from [`NO_CUT`] on, no cut. A paced BBR flight
@@ -73,8 +65,8 @@ const CUT_READ_RTTS: i64 = 2;
 /// A departure this soon after an ACK arrived was sent on that ACK; one this soon after
 /// the previous departure was part of its burst (a pacing gap is longer below a few
 /// hundred Mbit/s).
-pub const ON_ACK_NS: i64 = 50_000;
-pub const BACK_TO_BACK_NS: i64 = 25_000;
+const ON_ACK_NS: i64 = 50_000;
+const BACK_TO_BACK_NS: i64 = 25_000;
 /// Share of departures on the sender's own timer (neither on an ACK nor in a burst): at or
 /// above [`PACED_SHARE`] paced, at or below [`CLOCKED_SHARE`] ACK-clocked.
 const PACED_SHARE: f64 = 0.3;

@@ -3,6 +3,7 @@
 //! short of the receive window, that flight *is* cwnd; when the window or the
 //! application stopped the sender first, it is only a lower bound — reported as such.
 
+use super::congestion::CUBIC_BETA;
 use super::notes::CwndConfidence;
 
 #[derive(Debug, Clone, Default)]
@@ -46,14 +47,13 @@ impl CwndEstimator {
     /// A recovery ended: cwnd settles at β·(flight when it began), β = 0.7 (CUBIC), or
     /// back at that flight when every retransmission proved spurious (undo).
     pub fn on_recovery_end(&mut self, flight_before: u64, undone: bool) {
-        const BETA: f64 = 0.7;
         self.peak = 0;
         self.sends_since_ack = 0;
         if flight_before == 0 {
             // Nothing was known in flight (a capture point past the losses): no new figure.
             return;
         }
-        self.value = if undone { flight_before } else { (flight_before as f64 * BETA) as u64 };
+        self.value = if undone { flight_before } else { (flight_before as f64 * CUBIC_BETA) as u64 };
     }
 
     /// The flight now: cwnd is at least that, and equals it during recovery.

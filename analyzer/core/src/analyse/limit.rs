@@ -194,7 +194,6 @@ impl LimitTracker {
         if unacked == 0 {
             return LimitState::Idle;
         }
-        let pipe = view.in_flight;
         // A sender that just sent all it had waits on its application, whatever cwnd is:
         // with data queued behind a full cwnd its segments would be full-sized.
         if dry {
@@ -214,12 +213,9 @@ impl LimitTracker {
                 return LimitState::Sndbuf;
             }
         }
-        // Room in cwnd and nothing sent into it from a queue that never ran dry: the
-        // congestion controller's pacing (BBR sends below its cwnd), or a cwnd already
-        // smaller than estimated.
-        if cwnd.value > 0 && pipe + 2 * mss < cwnd.value {
-            return LimitState::Cwnd;
-        }
+        // cwnd held the sender: at its estimate, or with room in it left unused by a queue
+        // that never ran dry (the congestion controller's pacing: BBR sends below its
+        // cwnd; or a cwnd already smaller than estimated).
         LimitState::Cwnd
     }
 

@@ -216,6 +216,9 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let chosen = path_rtt(fs, dd, vantage);
     let path = chosen.map(|(p, _)| p);
     let rtt = path.map_or(Value::text("?"), |p| Value::Ms(p.rtt_ms));
+    // The application's share counts its idle time too: of the whole transfer.
+    let idle = lim.state_ns[LimitState::Idle as usize];
+    let app_share = (lim.state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
     // The flow's RTT figures are the path's, not the capture point's side of it.
     let ns = |ms: f64| (ms * 1e6) as i64;
     let mut v = FlowVerdict {
@@ -244,9 +247,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         cc: fs.cc[dd].infer(
             |i| s.recoveries.get(i).is_some_and(|r| r.spurious > 0),
             vantage == Vantage::SenderSide,
-            share(LimitState::Sndbuf) >= MIN_SHARE
-                || (lim.state_ns[LimitState::App as usize] + lim.state_ns[LimitState::Idle as usize]) as f64
-                    >= MIN_SHARE * (busy + lim.state_ns[LimitState::Idle as usize]) as f64,
+            share(LimitState::Sndbuf) >= MIN_SHARE || app_share >= MIN_SHARE,
         ),
         findings: Vec::new(),
         ceiling: None,
@@ -441,9 +442,6 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             ],
         ));
     }
-    // The application's share counts its idle time too: of the whole transfer.
-    let idle = lim.state_ns[LimitState::Idle as usize];
-    let app_share = (lim.state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
     if app_share >= MIN_SHARE {
         f.push(Finding::new(
             FindingId::AppLimited,

@@ -7,6 +7,7 @@ use arrow_schema::ArrowError;
 use super::columns::*;
 use super::schema::{self, FINDING, FLOW, VERDICT};
 use crate::analyse::catalogue::Severity;
+use crate::analyse::congestion::CongestionControl;
 use crate::analyse::vantage::Vantage;
 use crate::analyse::verdict::FlowVerdict;
 use crate::analyse::window::RwndBasis;
@@ -16,8 +17,6 @@ use crate::flow::FlowSummary;
 pub const SEVERITIES: [&str; 4] = ["chat", "note", "warn", "error"];
 pub const VANTAGES: [&str; 4] = ["unknown", "sender", "receiver", "middle"];
 pub const CEILING_LIMITS: [&str; 3] = ["rwnd", "sndbuf", "path"];
-/// In `CongestionControl` order.
-pub const CC_NAMES: [&str; 4] = ["unknown", "reno", "cubic", "bbr"];
 
 pub fn severity_code(s: Severity) -> u8 {
     s as u8
@@ -114,7 +113,7 @@ pub fn verdict_columns(v: &[FlowVerdict]) -> Vec<ArrayRef> {
         u32s(v.iter().map(|x| x.recoveries as u32).collect()),
         u64s(v.iter().map(|x| x.zero_windows).collect()),
         u64s(v.iter().map(|x| x.lost_before_bytes).collect()),
-        codes(v.iter().map(|x| x.cc.name as u8).collect(), &CC_NAMES),
+        codes(v.iter().map(|x| x.cc.name as u8).collect(), &CongestionControl::ALL.map(CongestionControl::name)),
         words(v.iter().map(|x| x.cc.line())),
         opt_codes(v.iter().map(|x| x.ceiling.as_ref().map(|c| c.limit as u8)).collect(), &CEILING_LIMITS),
         opt_u64s(v.iter().map(|x| x.ceiling.as_ref().and_then(|c| c.window_bytes)).collect()),

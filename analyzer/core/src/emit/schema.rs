@@ -163,7 +163,7 @@ pub const VERDICT: &[Column] = &[
     col("zero_windows", Kind::U64, "Zero-window advertisements"),
     col("lost_before_bytes", Kind::U64, "Bytes never seen at the capture point (lost before it)"),
     col("congestion_control", Kind::Code, "The sender's congestion control as its behaviour shows it: reno, cubic, bbr, or unknown (cannot tell from this capture)"),
-    col("cc_line", Kind::Words, "What the congestion-control inference rests on: the window's cut after genuine losses (Reno 0.5, CUBIC 0.7, BBR none), the share of segments sent back to back (at the sender: ACK-clocked bursts or pacing)"),
+    col("cc_line", Kind::Words, "What the congestion-control inference rests on: the window's cut after genuine losses (Reno 0.5, CUBIC 0.7, BBR none), the share of segments sent on the sender's own timer rather than on an ACK (pacing); at the sender only"),
     opt("ceiling_limit", Kind::Code, "What caps the flow in the ceiling arithmetic: rwnd, sndbuf or path (empty: a flow too small to judge)"),
     opt("ceiling_window_bytes", Kind::U64, "The window the ceiling is computed from, bytes"),
     opt("ceiling_rtt_ms", Kind::F64, "The end-to-end RTT the ceiling is computed with (mean of the path's samples), ms (empty: none measurable from this capture)"),
