@@ -4,8 +4,8 @@
 
 use super::{be16, ipv4, ipv6, llc, ppp, Layer, Span, Step, Stop, TcpSegment};
 
-const ETHERTYPE: usize = 12; // ..14
-const HEADER_LEN: usize = 14;
+pub(super) const ETHERTYPE: usize = 12; // ..14
+pub(super) const HEADER_LEN: usize = 14;
 /// Type/length values up to 1500 are an 802.3 length, followed by 802.2 LLC.
 const MAX_802_3_LEN: u16 = 1500;
 

@@ -9,19 +9,19 @@
 use super::ip::{self, IpFacts};
 use super::{be16, Addr, Layer, Span, Step, Stop, StopReason, TcpSegment};
 
-const VERSION_IHL: usize = 0;
+pub(super) const VERSION_IHL: usize = 0;
 const TOS: usize = 1;
-const TOTAL_LEN: usize = 2; // ..4
+pub(super) const TOTAL_LEN: usize = 2; // ..4
 const IDENT: usize = 4; // ..6
-const FLAGS_FRAG_OFFSET: usize = 6; // ..8
+pub(super) const FLAGS_FRAG_OFFSET: usize = 6; // ..8
 const TTL: usize = 8;
-const PROTOCOL: usize = 9;
-const SRC: usize = 12; // ..16
-const DST: usize = 16; // ..20
-const MIN_HEADER_LEN: usize = 20;
+pub(super) const PROTOCOL: usize = 9;
+pub(super) const SRC: usize = 12; // ..16
+pub(super) const DST: usize = 16; // ..20
+pub(super) const MIN_HEADER_LEN: usize = 20;
 
-const FLAG_MORE_FRAGMENTS: u16 = 0x2000;
-const FRAG_OFFSET_MASK: u16 = 0x1FFF;
+pub(super) const FLAG_MORE_FRAGMENTS: u16 = 0x2000;
+pub(super) const FRAG_OFFSET_MASK: u16 = 0x1FFF;
 
 #[inline]
 pub(crate) fn ipv4(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {

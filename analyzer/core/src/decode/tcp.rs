@@ -7,15 +7,15 @@
 use super::ip::IpFacts;
 use super::{be16, be32, Layer, Span, Step, Stop, TcpOptions, TcpSegment};
 
-const SRC_PORT: usize = 0; // ..2
-const DST_PORT: usize = 2; // ..4
-const SEQ: usize = 4; // ..8
-const ACK: usize = 8; // ..12
+pub(super) const SRC_PORT: usize = 0; // ..2
+pub(super) const DST_PORT: usize = 2; // ..4
+pub(super) const SEQ: usize = 4; // ..8
+pub(super) const ACK: usize = 8; // ..12
 /// Data offset (4 bits), then the 12 flag bits ending at byte 13.
-const DATA_OFFSET_FLAGS: usize = 12; // ..14
+pub(super) const DATA_OFFSET_FLAGS: usize = 12; // ..14
 const WINDOW: usize = 14; // ..16
-const MIN_HEADER_LEN: usize = 20;
-const FLAGS_MASK: u16 = 0x0FFF;
+pub(super) const MIN_HEADER_LEN: usize = 20;
+pub(super) const FLAGS_MASK: u16 = 0x0FFF;
 
 /// `span` is the IP payload, limited to the IP length.
 #[inline]
