@@ -875,8 +875,11 @@ impl Sender {
                 rtt_sample = Some(ts - s.ts_ns);
             } else if let (Some(ecr), Some(rtv)) = (tsecr, s.last_retrans_tsval) {
                 // Eifel (RFC 3522 §3.2): the ACK echoes a timestamp older than the
-                // retransmission's, so the original got through.
-                if ts_older(ecr, rtv) {
+                // retransmission's, so the original got through. The echo is that of the
+                // segment at the old SND.UNA only (RFC 7323 §4.3: TS.Recent moves only on
+                // a segment at the left edge): segments above it, received earlier, may
+                // have been retransmissions the echo says nothing about.
+                if s.seq <= old_una && ts_older(ecr, rtv) {
                     self.prove(s.seq, s.end, Evidence::Eifel, notes);
                 }
             }

@@ -28,3 +28,20 @@ fn an_ack_echoing_the_originals_timestamp_proves_the_retransmission_spurious() {
     let n = t.seg(442_000, B).rel_ack(1 + MSS).ts(2, 100).send();
     assert_eq!((n.spurious_of, n.spurious_by), (5, Evidence::Eifel));
 }
+
+#[test]
+fn an_echo_proves_only_the_segment_at_the_left_edge_not_the_retransmissions_above_it() {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    t.seg(41_000, A).data(1, MSS).ts(100, 1).send();
+    t.seg(41_010, A).data(1 + MSS, MSS).ts(101, 1).send();
+    // RTO: both resent; the second copy arrives and is SACKed, the first original is late.
+    t.seg(441_000, A).data(1, MSS).ts(500, 1).send();
+    t.seg(441_010, A).data(1 + MSS, MSS).ts(501, 1).send();
+    t.seg(481_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS)]).ts(2, 100).send();
+    // The late original fills the hole: the ACK echoes its TSval (the left edge's), which
+    // says nothing of the second segment, received as its retransmission.
+    let n = t.seg(482_000, B).rel_ack(1 + 2 * MSS).ts(3, 100).send();
+    assert_eq!((n.spurious_of, n.spurious_by), (6, Evidence::Eifel));
+    assert_eq!(t.fs.senders[A].spurious, 1);
+}
