@@ -19,6 +19,7 @@ use crate::flow::SeqNumber;
 struct Sent {
     seq: SeqNumber,
     end: SeqNumber,
+    /// 0: sent before the capture began (its send time is unknown).
     frame: u64,
     ts_ns: i64,
     syn: bool,
@@ -183,9 +184,19 @@ pub struct Sender {
     /// The byte zero-window probes carry.
     probe_seq: Option<SeqNumber>,
     pending_syn_rtt: Option<i64>,
+    /// A capture that starts mid-stream: the first ACK seen (before any data, or not yet
+    /// applied), and whether one was applied — what it leaves unacknowledged below the first
+    /// data seen was sent before the capture began and is in flight.
+    first_ack: Option<SeqNumber>,
+    acks_applied: bool,
+    syn_seen: bool,
     round_start: i64,
     round_max: u64,
 }
+
+/// The most data taken as sent before a capture began: beyond any receive window in use
+/// (10 Gbit/s × 50 ms); a first ACK further back is an old, reordered one.
+const MAX_UNSEEN_FLIGHT: i32 = 64 << 20;
 
 fn ts_older(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
@@ -366,6 +377,10 @@ impl Sender {
             self.base = seq;
             self.una = seq;
             self.max = seq;
+            self.syn_seen = syn;
+            if let Some(ack) = self.first_ack.take() {
+                self.adopt_unseen_flight(ack, ts);
+            }
         }
         if len == 0 {
             // A pure ACK's sequence number is the sender's SND.NXT: beyond SND.MAX it shows
@@ -728,7 +743,7 @@ impl Sender {
             }
             if s.end > seq {
                 if orig.0 == 0 {
-                    orig = (s.frame, Some(s.ts_ns));
+                    orig = (s.frame, (s.frame != 0).then_some(s.ts_ns));
                 }
                 let at = self.resent.partition_point(|r| r.0 < s.seq);
                 if s.retrans == 0 {
@@ -766,7 +781,12 @@ impl Sender {
             sack_blocks = &blocks[1..];
         }
         if !self.started {
+            self.first_ack.get_or_insert(ack);
             return;
+        }
+        if !self.acks_applied {
+            self.acks_applied = true;
+            self.adopt_unseen_flight(ack, ts);
         }
         self.note_echoes_on_ack(seg, ts);
         // An ACK beyond SND.MAX covers data not captured (yet: TSO/GRO captures may show
@@ -869,7 +889,7 @@ impl Sender {
                 // A SYN answered before the handshake shows where the capture point is:
                 // kept until it does (away from the sender it is only part of the RTT).
                 self.pending_syn_rtt = Some(ts - s.ts_ns);
-            } else if s.retrans == 0 {
+            } else if s.retrans == 0 && s.frame != 0 {
                 // Karn (RFC 6298 §3): time only never-retransmitted segments; the last one
                 // this ACK covers gives the sample.
                 rtt_sample = Some(ts - s.ts_ns);
@@ -912,6 +932,29 @@ impl Sender {
                 }
             }
         }
+    }
+
+    /// The first ACK of a capture that began mid-stream, below the first data seen: the
+    /// bytes between were sent before the capture and are in flight (the kernel counts
+    /// them). They enter as segment-sized records with no known send time, sent before
+    /// anything captured.
+    fn adopt_unseen_flight(&mut self, ack: SeqNumber, ts: i64) {
+        self.acks_applied = true;
+        let unseen = self.una.distance_from(ack);
+        if self.syn_seen || unseen <= 0 || unseen > MAX_UNSEEN_FLIGHT {
+            return;
+        }
+        let step = self.mss.max(536);
+        let mut end = self.una;
+        while end > ack {
+            let seq = if end.distance_from(ack) > step as i32 { end - step } else { ack };
+            self.outstanding.push_front(Sent {
+                seq, end, frame: 0, ts_ns: ts - 1, syn: false, retrans: 0, last_retrans_frame: 0,
+                last_retrans_tsval: None, last_retrans_ns: 0,
+            });
+            end = seq;
+        }
+        self.una = ack;
     }
 
     /// Marks the retransmissions of [l, r) spurious on evidence from this ACK.

@@ -168,3 +168,26 @@ fn an_ack_right_behind_its_data_places_the_capture_at_the_receiver() {
     mid.seg(5_000, B).rel_ack(1 + MSS).ts(60, 100).send();
     assert!(!mid.fs.senders[A].acked_at_once());
 }
+
+#[test]
+fn a_capture_begun_mid_stream_counts_what_was_sent_before_it_as_in_flight() {
+    // No handshake: the first data seen starts 10 segments past what B has acknowledged.
+    let mut t = Trace::new();
+    let n = t.seg(0, A).data(1 + 10 * MSS, MSS).send();
+    assert_eq!(n.in_flight, MSS as u64);
+    // B's first ACK shows those 10 segments unacknowledged: sent before the capture began.
+    let n = t.seg(1_000, B).rel_ack(1).send();
+    assert_eq!((n.unacked, n.in_flight), (11 * MSS as u64, 11 * MSS as u64));
+    let n = t.seg(2_000, B).rel_ack(1 + 4 * MSS).send();
+    assert_eq!(n.in_flight, 7 * MSS as u64);
+    // Their send times are unknown: no RTT sample from them.
+    assert_eq!(n.rtt_ns, None);
+}
+
+#[test]
+fn an_ack_seen_before_any_data_places_the_unseen_flight_below_it() {
+    let mut t = Trace::new();
+    t.seg(0, B).rel_ack(1).send();
+    let n = t.seg(500, A).data(1 + 3 * MSS, MSS).send();
+    assert_eq!((n.unacked, n.in_flight), (4 * MSS as u64, 4 * MSS as u64));
+}
