@@ -119,7 +119,8 @@ impl LimitTracker {
             self.flat_credited = false;
             return;
         }
-        if srtt.is_some_and(|r| ts - self.flat_since <= r) {
+        // Until a round trip is measured the stretch is still in its first round.
+        if srtt.map_or(true, |r| ts - self.flat_since <= r) {
             self.flat_first_peak = self.flat_first_peak.max(flight);
         }
         self.flat_peak = self.flat_peak.max(flight);

@@ -159,3 +159,26 @@ fn a_plateau_less_than_a_segment_under_the_window_is_the_windows() {
     assert!(share(LimitState::Rwnd) > 0.7, "rwnd {}", share(LimitState::Rwnd));
     assert!(share(LimitState::Sndbuf) < 0.1, "sndbuf {}", share(LimitState::Sndbuf));
 }
+
+#[test]
+fn a_plateau_met_before_any_round_trip_is_measured_is_still_a_send_buffer() {
+    // Mid-stream, no handshake: a writer keeps 20–21 chunks of 9 segments in flight, RTT
+    // 40 ms. The first ACK shows the 20 chunks sent before the capture; the flight wobbles
+    // by a chunk before any RTT is measured (the unseen chunks give no sample), then again
+    // from 250 ms: the same band as in the plateau's first round, not a window opening.
+    let mut t = Trace::new();
+    let chunk = 9 * MSS;
+    let mut state = LimitState::Unknown;
+    for k in 100..500u32 {
+        let at = k as i64 * 2_000;
+        let wobbles = (106..119).contains(&k) || k >= 126;
+        let lag = if wobbles && k % 2 == 1 { 21 } else { 20 };
+        if k > 100 {
+            t.seg(at, B).rel_ack(1 + (k - lag) * chunk).send();
+        }
+        for i in 0..9 {
+            state = t.seg(at + 1 + i, A).data(1 + k * chunk + i as u32 * MSS, MSS).send().limit;
+        }
+    }
+    assert_eq!(state, LimitState::Sndbuf);
+}
