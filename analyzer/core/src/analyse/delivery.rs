@@ -51,8 +51,11 @@ pub struct DeliveryRate {
 }
 
 impl DeliveryRate {
-    /// `delivered`: cumulative bytes acknowledged or SACKed, seen at `ts`.
-    pub fn on_delivered(&mut self, ts: i64, delivered: u64) {
+    /// `delivered`: cumulative bytes acknowledged or SACKed, seen at `ts`. An
+    /// `app_limited` sample (the segment it delivered was sent while the sender had run out
+    /// of data) moves the spans on but is not a rate of the path: the application's pauses
+    /// are in it.
+    pub fn on_delivered(&mut self, ts: i64, delivered: u64, app_limited: bool) {
         let m = self.meter.get_or_insert_with(|| {
             Box::new(Meter {
                 ring: [(0, 0); SPAN_EVENTS],
@@ -67,11 +70,11 @@ impl DeliveryRate {
             })
         });
         let (t_prev, d_prev) = m.last;
-        if ts - t_prev >= MIN_SPAN_NS && delivered > d_prev {
+        if ts - t_prev >= MIN_SPAN_NS && delivered > d_prev && !app_limited {
             m.pair_bins[bin_of((delivered - d_prev) as f64 * 8e9 / (ts - t_prev) as f64)] += 1;
             m.pair_samples += 1;
         }
-        if m.filled {
+        if m.filled && !app_limited {
             let (t0, d0) = m.ring[m.next];
             let span = ts - t0;
             if span >= MIN_SPAN_NS && delivered > d0 {
@@ -159,7 +162,7 @@ mod tests {
         // 1448 B acknowledged every 116 µs: 100 Mbit/s.
         let mut r = DeliveryRate::default();
         for i in 0..200u64 {
-            r.on_delivered(i as i64 * 115_840, i * 1448);
+            r.on_delivered(i as i64 * 115_840, i * 1448, false);
         }
         let p = r.percentile_bps(0.9).unwrap();
         assert!((100e6 / 1.05..100e6 * 1.05).contains(&p), "{p}");
@@ -172,11 +175,11 @@ mod tests {
         let mut d = 0u64;
         for i in 0..1000i64 {
             d += 1250;
-            r.on_delivered(i * 1_000_000, d);
+            r.on_delivered(i * 1_000_000, d, false);
         }
         for i in 0..8634i64 {
             d += 1448;
-            r.on_delivered(1_000_000_000 + i * 115_840, d);
+            r.on_delivered(1_000_000_000 + i * 115_840, d, false);
         }
         let cap = r.percentile_bps(0.9).unwrap();
         let (rate, span) = r.rate_since_near(cap, 0.8).unwrap();
@@ -193,9 +196,9 @@ mod tests {
         for round in 0..400i64 {
             let t = round * 3_800_000;
             d += 1448;
-            r.on_delivered(t, d);
+            r.on_delivered(t, d, false);
             d += 1448;
-            r.on_delivered(t + 536_000, d);
+            r.on_delivered(t + 536_000, d, false);
         }
         let spans = r.percentile_bps(0.9).unwrap();
         assert!(spans < 7e6, "{spans}"); // the flow's own rate
@@ -211,7 +214,7 @@ mod tests {
         for i in 0..5000i64 {
             t += 231_680 * (70 + (i * 37 % 61)) / 100;
             d += 2896;
-            r.on_delivered(t, d);
+            r.on_delivered(t, d, false);
         }
         let cap = r.capacity_bps(0.9).unwrap();
         assert!((95e6..115e6).contains(&cap), "{cap}");
@@ -221,8 +224,18 @@ mod tests {
     fn too_few_acks_say_nothing() {
         let mut r = DeliveryRate::default();
         for i in 0..20u64 {
-            r.on_delivered(i as i64 * 1_000_000, i * 1448);
+            r.on_delivered(i as i64 * 1_000_000, i * 1448, false);
         }
         assert_eq!(r.percentile_bps(0.9), None);
+    }
+
+    #[test]
+    fn samples_of_an_application_limited_sender_give_no_rate() {
+        // One 1204 B response per 40 ms exchange: only the application's rate is in them.
+        let mut r = DeliveryRate::default();
+        for i in 0..100u64 {
+            r.on_delivered(i as i64 * 40_000_000, i * 1204, true);
+        }
+        assert_eq!(r.capacity_bps(0.9), None);
     }
 }

@@ -28,6 +28,9 @@ struct Sent {
     last_retrans_frame: u64,
     last_retrans_tsval: Option<u32>,
     last_retrans_ns: i64,
+    /// Sent while an application-limited bubble was still in flight: its delivery rate is
+    /// the application's, not the path's.
+    app_limited: bool,
 }
 
 /// A retransmission kept for a while after it was acknowledged, so a late D-SACK or a
@@ -188,6 +191,14 @@ pub struct Sender {
     /// applied), and whether one was applied — what it leaves unacknowledged below the first
     /// data seen was sent before the capture began and is in flight.
     first_ack: Option<SeqNumber>,
+    /// Delivery-rate samples are the application's until this much has been delivered:
+    /// what was in flight when the sender last ran out of data (the draft on delivery
+    /// rate estimation, §3.3; Linux's tp->app_limited).
+    app_limited_until: Option<u64>,
+    /// The last new data was a write's short tail.
+    ran_dry: bool,
+    /// The newest-sent segment this ACK delivered: when sent, and whether app-limited.
+    newest_delivered: Option<(i64, bool)>,
     acks_applied: bool,
     syn_seen: bool,
     round_start: i64,
@@ -418,10 +429,23 @@ impl Sender {
                 self.lost_before_bytes += gap as u64;
             }
             self.remember(seq, end, seg);
+            // Idle only counts at the sender: elsewhere what it has outstanding is seen late
+            // (at the receiver everything is acknowledged as it arrives).
+            let idle = self.unacked() == 0 && self.at_sender();
+            if (self.ran_dry || idle) && seg.payload_len > 0 {
+                // A write begun with the sender out of data: until what was in flight is
+                // delivered, rate samples show the application (Linux
+                // tcp_rate_check_app_limited, called as a write starts).
+                let mark = self.delivered() + self.unacked();
+                self.app_limited_until = Some(self.app_limited_until.map_or(mark, |m| m.max(mark)));
+            }
             self.outstanding.push_back(Sent {
                 seq, end, frame, ts_ns: ts, syn, retrans: 0, last_retrans_frame: 0, last_retrans_tsval: None, last_retrans_ns: 0,
+                app_limited: self.app_limited_until.is_some(),
             });
             self.max = end;
+            // A write's short tail: nothing queued behind it.
+            self.ran_dry = seg.payload_len > 0 && seg.payload_len % self.mss.max(1) != 0 && !fin;
             self.note_order(seg);
             self.data_segments += 1;
             self.data_bytes += seg.payload_len as u64;
@@ -765,6 +789,7 @@ impl Sender {
         if seg.flags & flags::ACK == 0 {
             return;
         }
+        self.newest_delivered = None;
         let ack = SeqNumber(seg.ack);
         let blocks = seg.options.sack_blocks();
         let mut sack_blocks = blocks;
@@ -830,16 +855,36 @@ impl Sender {
         if advanced || new_sack {
             self.snapshot(ts);
             // SACKed bytes leave the scoreboard as SND.UNA passes them: counted once.
-            self.delivery.on_delivered(ts, self.acked_total + self.scoreboard.sacked_bytes() as u64);
+            let delivered = self.delivered();
+            let app_limited = self.newest_delivered.is_some_and(|d| d.1);
+            self.delivery.on_delivered(ts, delivered, app_limited);
+            if self.app_limited_until.is_some_and(|mark| delivered >= mark) {
+                self.app_limited_until = None;
+            }
         }
     }
 
     /// RACK's clock from a SACK block that delivered new bytes: the last record in it (sent
     /// last of the originals) and every retransmission in it.
+    /// Bytes acknowledged or SACKed so far (the delivery rate's C.delivered).
+    fn delivered(&self) -> u64 {
+        self.acked_total + self.scoreboard.sacked_bytes() as u64
+    }
+
+    /// A rate sample's flags come from the newest-sent segment it delivered (Linux
+    /// tcp_rate_skb_delivered).
+    fn note_delivered(&mut self, sent_ns: i64, app_limited: bool) {
+        if self.newest_delivered.map_or(true, |d| sent_ns >= d.0) {
+            self.newest_delivered = Some((sent_ns, app_limited));
+        }
+    }
+
     fn rack_on_sacked(&mut self, l: SeqNumber, r: SeqNumber, ts: i64) {
         let top = self.first_ending_after(r - 1);
         if let Some(s) = self.outstanding.get(top).filter(|s| s.seq < r && s.retrans == 0) {
-            self.rack_advance(s.ts_ns, false, ts);
+            let (sent, app_limited) = (s.ts_ns, s.app_limited);
+            self.rack_advance(sent, false, ts);
+            self.note_delivered(sent, app_limited);
         }
         let from = self.resent.partition_point(|x| x.1 <= l);
         let latest = self.resent.range(from..).take_while(|x| x.0 < r).map(|x| x.2).max();
@@ -884,6 +929,7 @@ impl Sender {
             if delivered.map_or(true, |d| xmit.0 >= d.0) {
                 delivered = Some(xmit);
             }
+            self.note_delivered(xmit.0, s.app_limited);
             let lag_known = self.a2d.samples > 0 || self.a2d_hint_ns.is_some();
             if s.retrans == 0 && s.syn && !lag_known {
                 // A SYN answered before the handshake shows where the capture point is:
@@ -950,7 +996,7 @@ impl Sender {
             let seq = if end.distance_from(ack) > step as i32 { end - step } else { ack };
             self.outstanding.push_front(Sent {
                 seq, end, frame: 0, ts_ns: ts - 1, syn: false, retrans: 0, last_retrans_frame: 0,
-                last_retrans_tsval: None, last_retrans_ns: 0,
+                last_retrans_tsval: None, last_retrans_ns: 0, app_limited: false,
             });
             end = seq;
         }
@@ -1055,6 +1101,7 @@ mod tests {
                 s.outstanding.push_back(Sent {
                     seq, end: seq + 1000, frame: i as u64 + 1, ts_ns: i as i64 * 2_000_000, syn: false,
                     retrans, last_retrans_frame: 0, last_retrans_tsval: None, last_retrans_ns: resent_at,
+                    app_limited: false,
                 });
                 if retrans > 0 {
                     s.resent.push_back((seq, seq + 1000, resent_at));

@@ -6,6 +6,7 @@
 //! acknowledgement numbers are relative to each side's ISN, as Wireshark shows them
 //! (the SYN is 0, the first data byte 1).
 
+mod delivery;
 mod flight;
 mod limit;
 mod retransmission;
@@ -13,8 +14,10 @@ mod spurious;
 mod window;
 
 use super::notes::PacketNotes;
+use super::verdict::{judge, FlowVerdict, JudgeOptions};
 use super::FlowState;
 use crate::decode::{flags, Addr, TcpOptions, TcpSegment};
+use crate::flow::{Direction, FlowSummary};
 
 pub const A: usize = 0;
 pub const B: usize = 1;
@@ -24,13 +27,19 @@ const ISN: [u32; 2] = [1_000_000, 7_000_000];
 /// One flow fed segment by segment, with relative numbering.
 pub struct Trace {
     pub fs: FlowState,
+    summary: Option<FlowSummary>,
     frame: u64,
     ip_id: [u16; 2],
 }
 
 impl Trace {
     pub fn new() -> Trace {
-        Trace { fs: FlowState::default(), frame: 0, ip_id: [100, 500] }
+        Trace { fs: FlowState::default(), summary: None, frame: 0, ip_id: [100, 500] }
+    }
+
+    /// The flow's verdict as the engine would give it now.
+    pub fn verdict(&self) -> FlowVerdict {
+        judge(&self.fs, self.summary.as_ref().expect("a segment was sent"), JudgeOptions::default())
     }
 
     /// A segment from `from` at `at_us`; fill it in, then [`Seg::send`].
@@ -134,6 +143,9 @@ impl Seg<'_> {
         }
         seg.ip_id = trace.ip_id[from];
         trace.frame += 1;
-        trace.fs.on_segment(&seg, from, trace.frame, 1_700_000_000_000_000_000 + at_us * 1_000)
+        let ts = 1_700_000_000_000_000_000 + at_us * 1_000;
+        let dir = if from == A { Direction::AtoB } else { Direction::BtoA };
+        trace.summary.get_or_insert_with(|| FlowSummary::new(0, &seg, 1, ts)).record(&seg, dir, trace.frame, ts, 66 + seg.payload_len);
+        trace.fs.on_segment(&seg, from, trace.frame, ts)
     }
 }
