@@ -66,6 +66,7 @@ PHRASES = [
     ("engine.md", "SYN scale {0} or more shifts above", [("SPARE_SHIFTS", word)]),
     ("verdicts.md", "needed {0} or more shifts fewer than the SYN offered", [("SPARE_SHIFTS", word)]),
     ("engine.md", "holds at least {0} the genuine losses", [("OVERSHOOT_LOSS_SHARE", half)]),
+    ("engine.md", "and at least {0} of them, were proved spurious", [("MIN_SPURIOUS", times)]),
     ("engine.md", "and its first {0} are credited to it", [("FLAT_RTTS", word)]),
     ("engine.md", "below {0} Reno, up to {1} CUBIC, from {2} no cut",
      [("RENO_CUBIC_SPLIT", times), ("CUBIC_CUT_MAX", times), ("NO_CUT", times)]),

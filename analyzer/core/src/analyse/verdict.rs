@@ -111,6 +111,10 @@ impl FlowVerdict {
 
 /// Below this much new data (in segments) a flow is too small to judge.
 const MIN_SEGMENTS: u64 = 20;
+/// Reordering mistaken for loss is a pattern, not one late segment: at least DupThresh
+/// (RFC 5681 §3.2) retransmissions proven spurious, a single one costs at most one cwnd cut
+/// that Linux undoes on the D-SACK.
+const MIN_SPURIOUS: u64 = 3;
 /// A limit state must cover this share of the busy time to be a finding.
 const MIN_SHARE: f64 = 0.25;
 /// Windows at or above this are autotuning ceilings rather than a static SO_RCVBUF.
@@ -373,7 +377,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let genuine = s.retrans_segments.saturating_sub(s.spurious);
     let loss_share = share(LimitState::Recovery) + share(LimitState::Cwnd) * 0.5;
     let spurious_recoveries = s.recoveries.iter().filter(|r| r.spurious > 0).count();
-    if s.spurious > 0 && s.spurious * 2 >= s.retrans_segments {
+    if s.spurious >= MIN_SPURIOUS && s.spurious * 2 >= s.retrans_segments {
         f.push(Finding::new(
             FindingId::ReorderLimited,
             if link_full { loss_share.min(FULL_LINK_SECONDARY) } else { loss_share.max(0.3) },

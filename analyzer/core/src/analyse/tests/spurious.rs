@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::analyse::notes::{Evidence, RetransKind};
+use crate::analyse::catalogue::FindingId;
 
 #[test]
 fn a_dsack_of_the_resent_bytes_proves_the_retransmission_spurious() {
@@ -44,4 +45,43 @@ fn an_echo_proves_only_the_segment_at_the_left_edge_not_the_retransmissions_abov
     let n = t.seg(482_000, B).rel_ack(1 + 2 * MSS).ts(3, 100).send();
     assert_eq!((n.spurious_of, n.spurious_by), (6, Evidence::Eifel));
     assert_eq!(t.fs.senders[A].spurious, 1);
+}
+
+/// A bulk transfer of 60 segments, 8 in flight, with `spurious` retransmissions the
+/// receiver D-SACKs with the next ACK (their originals had arrived).
+fn bulk_with_spurious(spurious: u32) -> Trace {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let mut dsack = None;
+    for k in 0..60u32 {
+        let at = 41_000 + k as i64 * 5_000;
+        if k >= 8 {
+            let ack = t.seg(at, B).rel_ack(1 + (k - 7) * MSS);
+            match dsack.take() {
+                Some(j) => ack.sack(&[(1 + j * MSS, 1 + (j + 1) * MSS)]).send(),
+                None => ack.send(),
+            };
+        }
+        t.seg(at + 10, A).data(1 + k * MSS, MSS).send();
+        if (10..10 + spurious).contains(&k) {
+            // Segment k − 7, the oldest outstanding, sent again needlessly.
+            t.seg(at + 20, A).data(1 + (k - 7) * MSS, MSS).send();
+            dsack = Some(k - 7);
+        }
+    }
+    t
+}
+
+#[test]
+fn one_spurious_retransmission_is_no_reordering_pattern() {
+    let v = bulk_with_spurious(1).verdict();
+    assert_eq!(v.spurious, 1);
+    assert!(v.findings.iter().all(|f| f.id != FindingId::ReorderLimited), "{:?}", v.findings);
+}
+
+#[test]
+fn dupthresh_spurious_retransmissions_are_reordering_mistaken_for_loss() {
+    let v = bulk_with_spurious(3).verdict();
+    assert_eq!(v.spurious, 3);
+    assert!(v.findings.iter().any(|f| f.id == FindingId::ReorderLimited), "{:?}", v.findings);
 }
