@@ -275,7 +275,8 @@ impl FlowState {
         // (Borrowed, not copied: reading a just-written view back whole stalls.)
         let away;
         let settled = if view_at_sender { &view } else { away = self.senders[dd].settled_view(ts); &away };
-        notes.limit = self.limits[dd].update(&self.senders[dd], &view, settled, &self.cwnd[dd], rwnd_dd, ts, frame);
+        let inferred = self.rwnd_basis[dd] == Some(RwndBasis::Inferred);
+        notes.limit = self.limits[dd].update(&self.senders[dd], &view, settled, &self.cwnd[dd], rwnd_dd, inferred, ts, frame);
         if full {
             notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;
             notes.vantage = self.handshake.vantage(dd);

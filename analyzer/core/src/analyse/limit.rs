@@ -21,6 +21,8 @@ const CWND_GROWTH_PER_RTT: f64 = 0.25;
 /// sent the short tail of a write (nothing queued behind it) within this many round trips
 /// is waiting on its application — at any vantage, since segment sizes travel.
 const DRY_RTTS: i64 = 2;
+/// The timestamp clock's tick (Linux's TSval counts milliseconds).
+const TS_TICK_NS: i64 = 1_000_000;
 
 #[derive(Debug, Clone, Default)]
 pub struct LimitTracker {
@@ -55,6 +57,14 @@ pub struct LimitTracker {
     rwnd_limited_fill_ns: f64,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
+}
+
+/// The receiver's window for a decision, and whether its scale was inferred (a lower bound
+/// fitted to the flight) rather than read from the handshake.
+#[derive(Clone, Copy)]
+struct Window {
+    bytes: Option<u64>,
+    inferred: bool,
 }
 
 impl LimitTracker {
@@ -143,6 +153,7 @@ impl LimitTracker {
         settled: &View,
         cwnd: &CwndEstimator,
         rwnd: Option<u64>,
+        window_inferred: bool,
         ts: i64,
         frame: u64,
     ) -> LimitState {
@@ -154,9 +165,10 @@ impl LimitTracker {
             (dried, None) => dried.is_some(),
             (None, _) => false,
         };
-        let state = Self::decide(s, view, cwnd, rwnd, ts, flat_since, dry);
+        let w = Window { bytes: rwnd, inferred: window_inferred };
+        let state = Self::decide(s, view, cwnd, w, ts, flat_since, dry);
         self.lag_ns = s.a2d_ns();
-        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, settled.rwnd, ts, flat_since, dry) };
+        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, Window { bytes: settled.rwnd, ..w }, ts, flat_since, dry) };
         self.rwnd_now = rwnd.unwrap_or(0);
         self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
         if state == LimitState::Sndbuf
@@ -173,7 +185,8 @@ impl LimitTracker {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, rwnd: Option<u64>, ts: i64, flat_since: i64, dry: bool) -> LimitState {
+    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, flat_since: i64, dry: bool) -> LimitState {
+        let rwnd = window.bytes;
         if !s.started || s.data_segments == 0 {
             return LimitState::Unknown;
         }
@@ -204,9 +217,14 @@ impl LimitTracker {
             let no_loss_in_stretch = s.recoveries.last().map_or(true, |r| r.end_ns.is_some_and(|e| e < flat_since));
             if ts - flat_since >= FLAT_RTTS * srtt && no_loss_in_stretch {
                 // A plateau whose top leaves less than a segment of the window free is the
-                // window's (the usable-window test above, at the plateau's level: a view
-                // rebuilt away from the sender may be a segment behind).
-                if rwnd.is_some_and(|w| cwnd.value + mss >= w) {
+                // window's (the usable-window test above, at the plateau's level). Away from
+                // the sender the flight is rebuilt from ACKs matched by timestamp echoes, so
+                // it may run a timestamp tick of ACKs behind, and two segments besides — not
+                // for a window inferred from that very flight (its scale unseen): any flat
+                // flight would sit at it.
+                let rebuilt = !s.at_sender() && !window.inferred;
+                let slack = |w: u64| if rebuilt { 2 * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { mss };
+                if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w) {
                     return LimitState::Rwnd;
                 }
                 // Dips below the plateau's top between ACKs are the buffer refilling (its
@@ -252,5 +270,42 @@ impl LimitTracker {
         self.state_ns.iter().sum::<i64>()
             - self.state_ns[LimitState::Unknown as usize]
             - self.state_ns[LimitState::Idle as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A flight flat for ten 40 ms round trips, four segments under a 1 MB window, no loss,
+    /// as the capture point sees it `lag_ms` of ACK→data delay away from the sender.
+    fn plateau_under_window(lag_ms: i64, inferred: bool) -> LimitState {
+        let mss = 1448u64;
+        let w = 1_000_000u64;
+        let mut s = Sender::default();
+        (s.started, s.data_segments, s.mss, s.a2d_hint_ns) = (true, 1000, mss as u32, Some(lag_ms * 1_000_000));
+        s.rtt.srtt_ns = Some(40_000_000);
+        let mut cwnd = CwndEstimator::default();
+        cwnd.value = w - 4 * mss;
+        let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
+        let ts = 1_000_000_000;
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, ts - 400_000_000, false)
+    }
+
+    #[test]
+    fn at_the_sender_a_plateau_four_segments_under_the_window_is_a_send_buffer() {
+        assert_eq!(plateau_under_window(0, false), LimitState::Sndbuf);
+    }
+
+    #[test]
+    fn away_from_the_sender_it_is_the_window_seen_a_timestamp_tick_late() {
+        // At the receiver, 40 ms from the sender: 1 MB / 40 ms is 25 kB a millisecond of
+        // ACKs the rebuilt flight may lag by.
+        assert_eq!(plateau_under_window(40, false), LimitState::Rwnd);
+    }
+
+    #[test]
+    fn not_when_the_window_was_inferred_from_that_flight() {
+        assert_eq!(plateau_under_window(40, true), LimitState::Sndbuf);
     }
 }
