@@ -37,6 +37,7 @@ use crate::flow::{FlowSummary, FlowTable, Placement};
 use crate::ingest::{Frame, FrameSource, IngestError};
 use crate::pipeline::{place_decoded, place_frame_in, Scan, ScanStats, SegmentSink};
 
+mod owners;
 mod ranges;
 mod shipped;
 mod tally;
