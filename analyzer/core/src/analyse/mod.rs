@@ -77,6 +77,13 @@ pub const CLOSE_GRACE_NS: i64 = 1_000_000_000;
 /// minute).
 pub const NO_DATA_IDLE_NS: i64 = 120_000_000_000;
 
+/// No sequence space beyond the SYN was ever used: nothing that could be retransmitted.
+/// Only such flows are judged early because many flows are open ([`finalisable`]).
+#[inline]
+pub fn carried_nothing(s: &FlowSummary) -> bool {
+    s.sides.iter().all(|x| x.payload_bytes == 0 && !x.fin_seen)
+}
+
 /// True when a flow can be judged now, `open` flows holding state. A flow is judged whole
 /// (at the end of the capture) unless:
 /// - the user set an idle timeout and the flow was quiet that long (bounded memory on long
@@ -96,8 +103,7 @@ pub fn finalisable(s: &FlowSummary, now: i64, open: usize, close_grace_ns: i64, 
     if open <= MANY_FLOWS {
         return false;
     }
-    // No sequence space beyond the SYN was ever used: nothing that could be retransmitted.
-    let no_data = s.sides.iter().all(|x| x.payload_bytes == 0 && !x.fin_seen);
+    let no_data = carried_nothing(s);
     let reset = s.sides.iter().any(|x| x.rst_seen);
     no_data && ((reset && idle >= close_grace_ns) || idle >= NO_DATA_IDLE_NS)
 }

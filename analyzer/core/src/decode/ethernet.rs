@@ -29,7 +29,7 @@ const MPLS_BOTTOM_BIT: u8 = 0x01;
 
 /// An Ethernet II (or 802.3) frame; Wireshark's default of no FCS is assumed (a trailing
 /// FCS is cut off by the IP length anyway).
-#[inline]
+#[inline(always)]
 pub(crate) fn ethernet(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(HEADER_LEN, Layer::Link)?;
     let et = be16(span.data, ETHERTYPE);
@@ -37,7 +37,7 @@ pub(crate) fn ethernet(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step 
 }
 
 /// Follows an EtherType (also used by SLL, GRE and Geneve) through tags to IP.
-#[inline]
+#[inline(always)]
 pub(crate) fn ethertype(mut et: u16, mut span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     // Each tag consumes 4 captured bytes, so the loop ends on any input.
     loop {

@@ -41,7 +41,7 @@ pub(crate) fn by_version(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Ste
 }
 
 /// The IP payload (`span` already limited to the IP length) by protocol number.
-#[inline]
+#[inline(always)]
 pub(crate) fn payload(proto: u8, ip: &IpFacts, span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     match proto {
         PROTO_TCP => tcp::tcp(ip, span, depth, out),

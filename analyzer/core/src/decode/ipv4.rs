@@ -23,7 +23,7 @@ pub(super) const MIN_HEADER_LEN: usize = 20;
 pub(super) const FLAG_MORE_FRAGMENTS: u16 = 0x2000;
 pub(super) const FRAG_OFFSET_MASK: u16 = 0x1FFF;
 
-#[inline]
+#[inline(always)]
 pub(crate) fn ipv4(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(MIN_HEADER_LEN, Layer::Network)?;
     let d = span.data;

@@ -18,7 +18,7 @@ pub(super) const MIN_HEADER_LEN: usize = 20;
 pub(super) const FLAGS_MASK: u16 = 0x0FFF;
 
 /// `span` is the IP payload, limited to the IP length.
-#[inline]
+#[inline(always)]
 pub(crate) fn tcp(ip: &IpFacts, span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     span.need(MIN_HEADER_LEN, Layer::Transport)?;
     let d = span.data;

@@ -56,11 +56,10 @@ impl TcpOptions {
         o
     }
 
-    /// [`Self::parse`] into options already in place (the decoded segment's): every
-    /// field is reset first.
+    /// [`Self::parse`] into options already in place (the decoded segment's), which the
+    /// caller has reset to the default: only options present are written.
     #[inline]
     pub fn parse_into(&mut self, b: &[u8]) {
-        *self = TcpOptions::default();
         let o = self;
         let mut i = 0;
         // Linux sends timestamps first (NOP, NOP, kind 8, length 10) on every segment:

@@ -52,6 +52,7 @@ impl FlowTable {
 
     /// Places one segment. `has_length` is false for segments quoted in ICMP errors and
     /// for IP fragments, whose length Wireshark does not know.
+    #[inline(always)]
     pub fn place(&mut self, seg: &TcpSegment, frame: u64, ts_ns: i64, frame_len: u32, has_length: bool) -> Placement {
         // The flow placed last, recognised by its endpoints in either order (it is the
         // latest flow of its key): the key is neither built nor hashed.

@@ -149,12 +149,14 @@ impl PcapState {
     pub fn header(&self, h: &[u8]) -> [u32; 4] {
         // One fixed-size read (`array::map` here was not inlined: 7 % of reading a file).
         let h: &[u8; RECORD_HEADER_LEN] = h[..RECORD_HEADER_LEN].try_into().expect("a record header");
-        let word = |at: usize| [h[at], h[at + 1], h[at + 2], h[at + 3]];
-        // A byte swap on a flag, not a call through a function pointer (4 a record).
-        let big = self.magic.order == ByteOrder::Big;
-        let read = |w: [u8; 4]| if big { u32::from_be_bytes(w) } else { u32::from_le_bytes(w) };
-        let (sec, frac) = (read(word(record::TS_SEC)), read(word(record::TS_FRAC)));
-        let (mut incl, mut orig) = (read(word(record::INCL_LEN)), read(word(record::ORIG_LEN)));
+        let word = |at: usize| u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
+        let mut w = [word(record::TS_SEC), word(record::TS_FRAC), word(record::INCL_LEN), word(record::ORIG_LEN)];
+        // One test of the byte order a record, not one a field (nor a call through a
+        // function pointer).
+        if self.magic.order == ByteOrder::Big {
+            w.iter_mut().for_each(|x| *x = x.swap_bytes());
+        }
+        let [sec, frac, mut incl, mut orig] = w;
         if self.lengths == LengthOrder::Swapped
             || (self.lengths == LengthOrder::MaybeSwapped && incl > orig)
         {

@@ -29,7 +29,7 @@ use std::thread::JoinHandle;
 
 
 use crate::analyse::verdict::{judge, FlowVerdict, JudgeOptions};
-use crate::analyse::{finalisable, Verdicts, CLOSE_GRACE_NS};
+use crate::analyse::{carried_nothing, finalisable, Verdicts, CLOSE_GRACE_NS};
 use crate::analyse::{FlowState, PacketNotes};
 use crate::bpf::FrameFilter;
 use crate::decode::{self, Decoded, TcpSegment};
@@ -37,6 +37,7 @@ use crate::flow::{FlowSummary, FlowTable, Placement};
 use crate::ingest::{Frame, FrameSource, IngestError};
 use crate::pipeline::{place_decoded, place_frame_in, Scan, ScanStats, SegmentSink};
 
+mod owners;
 mod ranges;
 mod shipped;
 mod tally;
@@ -312,6 +313,8 @@ impl SegmentSink for Dispatch {
 /// Where engines that split the flows meet at each sweep, and what one does while it waits.
 struct Rendezvous {
     tally: std::sync::Arc<Tally>,
+    /// Sweeps this engine has done.
+    round: u64,
     /// Work to do while waiting; false when there is none.
     meanwhile: Box<dyn FnMut() -> bool + Send>,
 }
@@ -414,7 +417,12 @@ impl Engine {
         let flows = self.table.flows();
         let d = &mut self.dispatch;
         let open = match &mut self.tally {
-            Some(r) => r.tally.add_up(d.active.len(), &mut r.meanwhile),
+            Some(r) => {
+                // The other engines' flows count only where a flow carried nothing.
+                let wait = d.active.iter().any(|&f| carried_nothing(&flows[f as usize]));
+                r.round += 1;
+                r.tally.add_up(r.round - 1, d.active.len(), wait, &mut r.meanwhile)
+            }
             None => d.active.len(),
         };
         let mut keep = Vec::with_capacity(open);

@@ -10,7 +10,7 @@
 //!
 //! Any engine decodes any range (ranges are claimed in file order, at most [`AHEAD`] per
 //! engine ahead of the slowest), sorting each TCP segment to the engine that owns its
-//! 4-tuple (by hash). Every engine then takes every range in file order and places and
+//! 4-tuple (`owners.rs`). Every engine then takes every range in file order and places and
 //! analyses its own segments: each 4-tuple's segments arrive in capture order, so its
 //! numbering (port reuse included) and analysis are those of one thread. Wireshark numbers
 //! streams in order of first appearance: at the end, the engines' flows are numbered
@@ -19,7 +19,9 @@
 //!
 //! Eviction: every engine runs the one-thread clock (every record's time, in file order)
 //! and sweeps at the same frames; at each sweep they add up their active flows in a
-//! [`Tally`], the count [`finalisable`](crate::analyse::finalisable) reads.
+//! [`Tally`], the count [`finalisable`](crate::analyse::finalisable) reads, waiting for
+//! each other only where that count decides. Otherwise an engine runs ahead of the
+//! slowest by up to [`LEAD`] ranges.
 //!
 //! A cut or impossible record, or one too large for a range's mapping: the run is
 //! abandoned and the caller reads the file the one-reader way, whose errors and partial
@@ -31,9 +33,9 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
-use ahash::RandomState;
 use memmap2::MmapOptions;
 
+use super::owners::{OwnerCache, Owners};
 use super::{Engine, EngineOptions, Outcome, Rendezvous, Tally};
 use crate::analyse::verdict::FlowVerdict;
 use crate::bpf::FrameFilter;
@@ -54,7 +56,10 @@ const MAX_OVERRUN: u64 = (256 << 10) + 64;
 /// Record headers in a row that must look right for an offset to be taken as a boundary.
 const SYNC_RECORDS: usize = 8;
 /// Ranges decoded ahead of the slowest engine, per engine.
-const AHEAD: usize = 4;
+const AHEAD: usize = 8;
+/// Ranges an engine may take ahead of the slowest: the decoded ranges between them stay
+/// in memory (~0.3 MB each on bulk captures).
+const LEAD: usize = 32;
 /// How far (seconds) a record's time may lie from the first record's and still look like a
 /// header while resynchronising.
 const SYNC_SECONDS: u32 = 1 << 24;
@@ -103,7 +108,7 @@ struct Shared {
     range_bytes: u64,
     ranges: usize,
     engines: usize,
-    hasher: RandomState,
+    owners: Owners,
     slots: Mutex<Slots>,
     ready: Condvar,
     /// Ranges every engine is done with, emptied, so their vectors are reused (fresh ones
@@ -170,7 +175,7 @@ fn run_file_gated(path: &Path, opts: &EngineOptions, filter: Option<&FrameFilter
         range_bytes,
         ranges: (len - data_start).div_ceil(range_bytes) as usize,
         engines,
-        hasher: RandomState::with_seeds(0x7463, 0x7064, 0x6961, 0x67),
+        owners: Owners::new(engines),
         slots: Mutex::new(Slots { next_claim: 0, done: BTreeMap::new(), taken: vec![0; engines], abandoned: false }),
         ready: Condvar::new(),
         spare: Mutex::new(Vec::new()),
@@ -190,7 +195,7 @@ fn run_file_gated(path: &Path, opts: &EngineOptions, filter: Option<&FrameFilter
                 .name(format!("tcpdiag-range-{w}"))
                 .spawn(move || {
                     let guard = AbandonOnPanic(&sh);
-                    let part = engine_loop(&sh, w, opts, filter);
+                    let part = engine_loop(&sh, w, opts, Walker::new(filter, sh.engines));
                     std::mem::forget(guard);
                     part
                 })
@@ -216,15 +221,27 @@ impl Drop for AbandonOnPanic<'_> {
     }
 }
 
-fn engine_loop(sh: &Arc<Shared>, w: usize, opts: EngineOptions, mut filter: Option<FrameFilter>) -> Option<Part> {
+/// What a thread keeps from range to range while it decodes them.
+struct Walker {
+    filter: Option<FrameFilter>,
+    owners: OwnerCache,
+}
+
+impl Walker {
+    fn new(filter: Option<FrameFilter>, engines: usize) -> Walker {
+        Walker { filter, owners: OwnerCache::new(engines) }
+    }
+}
+
+fn engine_loop(sh: &Arc<Shared>, w: usize, opts: EngineOptions, mut walker: Walker) -> Option<Part> {
     let mut engine = Engine::new(EngineOptions { jobs: 1, ..opts }, None);
     // Waiting for the other engines at a sweep, an engine decodes ranges ahead.
-    let (ahead, mut own) = (sh.clone(), filter.clone());
-    engine.tally = Some(Rendezvous { tally: sh.tally.clone(), meanwhile: Box::new(move || ahead.claim(&mut own, false)) });
+    let (ahead, mut own) = (sh.clone(), Walker::new(walker.filter.clone(), sh.engines));
+    engine.tally = Some(Rendezvous { tally: sh.tally.clone(), round: 0, meanwhile: Box::new(move || ahead.claim(&mut own, false)) });
     let mut other = ScanStats::default();
     let (mut filtered, mut base, mut prev_end) = (0, 0u64, sh.data_start);
     for k in 0..sh.ranges {
-        let r = sh.take(k, prev_end, &mut filter)?;
+        let r = sh.take(k, prev_end, &mut walker)?;
         if r.damaged {
             sh.abandon();
             return None;
@@ -267,29 +284,33 @@ impl Shared {
     /// Range `k`, which must start at `start` (where range `k − 1` ended): decoded by
     /// whoever claimed it, by this engine (claiming ranges in order while waiting), or
     /// again from `start` when its boundary was guessed wrong. `None`: abandoned.
-    fn take(&self, k: usize, start: u64, filter: &mut Option<FrameFilter>) -> Option<Arc<Range>> {
+    fn take(&self, k: usize, start: u64, walker: &mut Walker) -> Option<Arc<Range>> {
         let mut s = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if s.abandoned {
                 return None;
             }
+            if k >= s.taken.iter().copied().min().unwrap_or(0) + LEAD {
+                s = self.ready.wait(s).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
             if let Some(r) = s.done.get(&k) {
                 if r.start == start {
                     return Some(r.clone());
                 }
-                let r = Arc::new(self.decode(k, Some(start), filter));
+                let r = Arc::new(self.decode(k, Some(start), walker));
                 s.done.insert(k, r.clone());
                 return Some(r);
             }
             let c = s.next_claim;
             if c < self.ranges && c <= k {
                 drop(s);
-                self.claim(filter, true);
+                self.claim(walker, true);
                 s = self.slots.lock().unwrap_or_else(|p| p.into_inner());
                 continue;
             }
             drop(s);
-            if !self.claim(filter, false) {
+            if !self.claim(walker, false) {
                 s = self.slots.lock().unwrap_or_else(|p| p.into_inner());
                 if !s.done.contains_key(&k) && !s.abandoned {
                     s = self.ready.wait(s).unwrap_or_else(|p| p.into_inner());
@@ -302,7 +323,7 @@ impl Shared {
 
     /// Decodes the next range in file order if any is left and it is not too far ahead of
     /// the slowest engine (`needed`: ahead or not). False when there was none to decode.
-    fn claim(&self, filter: &mut Option<FrameFilter>, needed: bool) -> bool {
+    fn claim(&self, walker: &mut Walker, needed: bool) -> bool {
         let mut s = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         let slowest = s.taken.iter().copied().min().unwrap_or(0);
         let c = s.next_claim;
@@ -311,7 +332,7 @@ impl Shared {
         }
         s.next_claim += 1;
         drop(s);
-        let r = Arc::new(self.decode(c, (c == 0).then_some(self.data_start), filter));
+        let r = Arc::new(self.decode(c, (c == 0).then_some(self.data_start), walker));
         self.slots.lock().unwrap_or_else(|p| p.into_inner()).done.insert(c, r);
         self.ready.notify_all();
         true
@@ -319,7 +340,7 @@ impl Shared {
 
     /// Whether the first range opens a flow every [`SEGMENTS_PER_FLOW`] segments or more often.
     fn scan_like(&self) -> bool {
-        let Ok(r) = self.decode_mapping(0, Some(self.data_start), &mut None, OVERRUN) else { return false };
+        let Ok(r) = self.decode_mapping(0, Some(self.data_start), &mut Walker::new(None, self.engines), OVERRUN) else { return false };
         let mut keys = ahash::AHashSet::new();
         let segs: Vec<&Placed> = r.segs.iter().flatten().collect();
         keys.extend(segs.iter().map(|p| FlowKey::of(&p.seg)));
@@ -376,11 +397,13 @@ impl Shared {
 
     /// Walks and decodes range `k` from `start`, or from the first boundary found after
     /// its nominal offset.
-    fn decode(&self, k: usize, start: Option<u64>, filter: &mut Option<FrameFilter>) -> Range {
-        match self.decode_mapping(k, start, filter, OVERRUN) {
-            Err(()) => self.decode_mapping(k, start, filter, MAX_OVERRUN).unwrap_or_else(|()| self.damaged(start)),
+    fn decode(&self, k: usize, start: Option<u64>, walker: &mut Walker) -> Range {
+        let r = match self.decode_mapping(k, start, walker, OVERRUN) {
+            Err(()) => self.decode_mapping(k, start, walker, MAX_OVERRUN).unwrap_or_else(|()| self.damaged(start)),
             Ok(r) => r,
-        }
+        };
+        self.owners.report(&mut walker.owners);
+        r
     }
 
     fn damaged(&self, start: Option<u64>) -> Range {
@@ -398,7 +421,7 @@ impl Shared {
 
     /// `decode` with `overrun` bytes mapped past the range: `Err` when its last record (or
     /// the search for its first) runs past them before the end of the file.
-    fn decode_mapping(&self, k: usize, start: Option<u64>, filter: &mut Option<FrameFilter>, overrun: u64) -> Result<Range, ()> {
+    fn decode_mapping(&self, k: usize, start: Option<u64>, walker: &mut Walker, overrun: u64) -> Result<Range, ()> {
         let (nominal, stop) = self.bounds(k);
         let from = start.unwrap_or(nominal);
         let mut r = self.fresh();
@@ -459,7 +482,7 @@ impl Shared {
             let at = r.records;
             r.records += 1;
             pos = end;
-            if filter.as_mut().is_some_and(|f| !f.matches(&frame)) {
+            if walker.filter.as_mut().is_some_and(|f| !f.matches(&frame)) {
                 r.filtered += 1;
                 r.ts.push(i64::MIN);
                 continue;
@@ -467,7 +490,7 @@ impl Shared {
             r.ts.push(frame.ts_ns);
             match decode::decode_into(frame.linktype, frame.data, frame.origlen, &mut seg) {
                 Ok(()) => {
-                    let owner = self.hasher.hash_one(FlowKey::of(&seg)) as usize % self.engines;
+                    let owner = self.owners.of(FlowKey::of(&seg), &mut walker.owners);
                     r.segs[owner].push(Placed { at, caplen: incl, origlen: orig, seg: seg.clone() });
                 }
                 Err((layer, reason)) => {

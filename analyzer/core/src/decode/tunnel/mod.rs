@@ -17,7 +17,8 @@ use super::{ipv4, ipv6, Layer, Span, Step, Stop, TcpSegment, MAX_TUNNEL_DEPTH};
 
 /// An IP payload that may be a tunnel: IPv4-in-IP (RFC 2003), IPv6-in-IPv4 (RFC 4213,
 /// "6in4") or IPv6-in-IPv6 (RFC 2473), GRE, or UDP carrying VXLAN/Geneve/GTP-U.
-#[inline]
+/// Never inlined: the layers above are (`link.rs`), and this call ends that chain.
+#[inline(never)]
 pub(crate) fn by_protocol(proto: u8, span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
     match proto {
         PROTO_UDP => udp::udp(span, depth, out),
