@@ -3,7 +3,7 @@
 //! with zero window, recovery, cwnd and application states.
 
 use super::cwnd::CwndEstimator;
-use super::notes::LimitState;
+use super::notes::{LimitState, RetransKind};
 use super::sender::{Sender, View};
 
 /// A flight that stayed within ±`FLAT_BAND` of one level for `FLAT_RTTS` round trips,
@@ -57,6 +57,13 @@ pub struct LimitTracker {
     rwnd_limited_fill_ns: f64,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
+}
+
+/// Within a few round trips of a retransmission timeout, whose loss window of one segment
+/// slow start is still growing back (RFC 5681 §3.1).
+fn after_timeout(s: &Sender, ts: i64) -> bool {
+    let srtt = s.rtt.srtt_ns.unwrap_or(0);
+    s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= DRY_RTTS * srtt))
 }
 
 /// The receiver's window for a decision, and whether its scale was inferred (a lower bound
@@ -232,6 +239,12 @@ impl LimitTracker {
                 return LimitState::Sndbuf;
             }
         }
+        // No congestion window holds a sender to one segment: RFC 5681's initial window is
+        // two or more (Linux ten, BBR keeps four), and only the loss window after a timeout
+        // is one. A lone segment outstanding otherwise is all the application gave.
+        if unacked <= mss && !after_timeout(s, ts) {
+            return LimitState::App;
+        }
         // cwnd held the sender: at its estimate, or with room in it left unused by a queue
         // that never ran dry (the congestion controller's pacing: BBR sends below its
         // cwnd; or a cwnd already smaller than estimated).
@@ -290,6 +303,33 @@ mod tests {
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
         LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, ts - 400_000_000, false)
+    }
+
+    fn one_segment_out(recovery: Option<RetransKind>) -> LimitState {
+        let mut s = Sender::default();
+        (s.started, s.data_segments, s.mss) = (true, 40, 1153);
+        s.rtt.srtt_ns = Some(12_000_000);
+        let ts = 1_000_000_000;
+        if let Some(kind) = recovery {
+            s.recoveries.push(super::super::sender::Recovery {
+                start_frame: 1, start_ns: ts - 30_000_000, end_ns: Some(ts - 10_000_000), point: Default::default(), kind,
+                retransmissions: 1, spurious: 0, flight_before: 1153, in_slow_start: false, first_tsval: None, dsacks_before: 0,
+            });
+        }
+        let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };
+        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false }, ts, ts, false)
+    }
+
+    #[test]
+    fn a_lone_segment_outstanding_is_the_applications_not_a_congestion_windows() {
+        // A 1,153 B response waiting for the next request: no cwnd is one segment.
+        assert_eq!(one_segment_out(None), LimitState::App);
+        assert_eq!(one_segment_out(Some(RetransKind::Fast)), LimitState::App);
+    }
+
+    #[test]
+    fn except_in_the_loss_window_after_a_timeout() {
+        assert_eq!(one_segment_out(Some(RetransKind::Rto)), LimitState::Cwnd);
     }
 
     #[test]

@@ -67,9 +67,9 @@ pub struct Recovery {
     /// Part of the first slow start (no earlier recovery, flight still doubling).
     pub in_slow_start: bool,
     /// The timestamp the first retransmission carried.
-    first_tsval: Option<u32>,
+    pub(super) first_tsval: Option<u32>,
     /// D-SACKs seen before it began.
-    dsacks_before: u64,
+    pub(super) dsacks_before: u64,
 }
 
 const RETRANS_MEMORY: usize = 4096;
