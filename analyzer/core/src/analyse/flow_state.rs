@@ -5,7 +5,7 @@ use super::congestion::CcWitness;
 use super::cwnd::CwndEstimator;
 use super::limit::LimitTracker;
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
-use super::sender::Sender;
+use super::sender::{ends_write, Sender};
 use super::vantage::HandshakeTimes;
 use super::window::{RwndBasis, Scaling};
 use crate::decode::{flags, TcpSegment};
@@ -171,9 +171,7 @@ impl FlowState {
                 self.limits[d].reassign_since_data(LimitState::App);
             }
             self.limits[d].data_seen();
-            let mss = self.senders[d].mss.max(1);
-            // (A full segment, the usual case, skips the division.)
-            self.write_ended[d] = seg.payload_len != mss && seg.payload_len % mss != 0 && seg.flags & flags::FIN == 0;
+            self.write_ended[d] = ends_write(seg.payload_len, self.senders[d].mss, seg.flags & flags::FIN != 0);
         }
         let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;
         let dd = if carries_data { d } else { r };

@@ -5,6 +5,7 @@
 use super::cwnd::CwndEstimator;
 use super::notes::{LimitState, RetransKind};
 use super::sender::{Sender, View};
+use super::window::ESTIMATE_SLACK_SEGMENTS;
 
 /// A flight that stayed within ±`FLAT_BAND` of one level for `FLAT_RTTS` round trips,
 /// with no loss, is a sender-side buffer limit: cwnd would have grown (RFC 5681 §3.1).
@@ -23,6 +24,9 @@ const CWND_GROWTH_PER_RTT: f64 = 0.25;
 const DRY_RTTS: i64 = 2;
 /// The timestamp clock's tick (Linux's TSval counts milliseconds).
 const TS_TICK_NS: i64 = 1_000_000;
+/// Round trips after a retransmission timeout during which slow start may still hold the
+/// sender near the one-segment loss window (RFC 5681 §3.1).
+const LOSS_WINDOW_RTTS: i64 = 2;
 
 #[derive(Debug, Clone, Default)]
 pub struct LimitTracker {
@@ -60,10 +64,10 @@ pub struct LimitTracker {
 }
 
 /// Within a few round trips of a retransmission timeout, whose loss window of one segment
-/// slow start is still growing back (RFC 5681 §3.1).
+/// slow start is still growing back.
 fn after_timeout(s: &Sender, ts: i64) -> bool {
     let srtt = s.rtt.srtt_ns.unwrap_or(0);
-    s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= DRY_RTTS * srtt))
+    s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= LOSS_WINDOW_RTTS * srtt))
 }
 
 /// The receiver's window for a decision, and whether its scale was inferred (a lower bound
@@ -230,7 +234,7 @@ impl LimitTracker {
                 // for a window inferred from that very flight (its scale unseen): any flat
                 // flight would sit at it.
                 let rebuilt = !s.at_sender() && !window.inferred;
-                let slack = |w: u64| if rebuilt { 2 * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { mss };
+                let slack = |w: u64| if rebuilt { ESTIMATE_SLACK_SEGMENTS * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { mss };
                 if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w) {
                     return LimitState::Rwnd;
                 }

@@ -209,6 +209,13 @@ pub struct Sender {
 /// (10 Gbit/s × 50 ms); a first ACK further back is an old, reordered one.
 const MAX_UNSEEN_FLIGHT: i32 = 64 << 20;
 
+/// A segment that ends a write: data short of a whole number of segments, no FIN — with
+/// data queued behind it the sender would have filled it.
+pub(super) fn ends_write(payload_len: u32, mss: u32, fin: bool) -> bool {
+    // (A full segment, the usual case, skips the division.)
+    payload_len > 0 && payload_len != mss && payload_len % mss.max(1) != 0 && !fin
+}
+
 fn ts_older(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
 }
@@ -444,8 +451,7 @@ impl Sender {
                 app_limited: self.app_limited_until.is_some(),
             });
             self.max = end;
-            // A write's short tail: nothing queued behind it.
-            self.ran_dry = seg.payload_len > 0 && seg.payload_len % self.mss.max(1) != 0 && !fin;
+            self.ran_dry = ends_write(seg.payload_len, self.mss, fin);
             self.note_order(seg);
             self.data_segments += 1;
             self.data_bytes += seg.payload_len as u64;
@@ -810,7 +816,6 @@ impl Sender {
             return;
         }
         if !self.acks_applied {
-            self.acks_applied = true;
             self.adopt_unseen_flight(ack, ts);
         }
         self.note_echoes_on_ack(seg, ts);
@@ -864,8 +869,6 @@ impl Sender {
         }
     }
 
-    /// RACK's clock from a SACK block that delivered new bytes: the last record in it (sent
-    /// last of the originals) and every retransmission in it.
     /// Bytes acknowledged or SACKed so far (the delivery rate's C.delivered).
     fn delivered(&self) -> u64 {
         self.acked_total + self.scoreboard.sacked_bytes() as u64
@@ -879,6 +882,8 @@ impl Sender {
         }
     }
 
+    /// RACK's clock from a SACK block that delivered new bytes: the last record in it (sent
+    /// last of the originals) and every retransmission in it.
     fn rack_on_sacked(&mut self, l: SeqNumber, r: SeqNumber, ts: i64) {
         let top = self.first_ending_after(r - 1);
         if let Some(s) = self.outstanding.get(top).filter(|s| s.seq < r && s.retrans == 0) {
