@@ -8,12 +8,16 @@ use super::sender::{Sender, View};
 use super::window::ESTIMATE_SLACK_SEGMENTS;
 
 /// A flight that stayed within ±`FLAT_BAND` of one level for `FLAT_RTTS` round trips,
-/// with no loss, is a sender-side buffer limit: cwnd would have grown (RFC 5681 §3.1).
+/// not cut by a loss, is a sender-side buffer limit: cwnd would have grown (RFC 5681 §3.1).
 const FLAT_BAND: f64 = 0.12;
 const FLAT_RTTS: i64 = 8;
 /// A plateau still flat this many round trips after it began had been the buffer's from its
 /// start: its first FLAT_RTTS are credited to the send buffer too.
 const PLATEAU_CREDIT_RTTS: i64 = 2 * FLAT_RTTS;
+/// A flight below the plateau's band for at most this many round trips is a dip, not a new
+/// level: BBR's drain phase paces one round at 0.75 of its rate. A cut congestion window
+/// (CUBIC's β = 0.7, Reno's ½, a timeout's one segment) stays down for many rounds.
+const DIP_RTTS: i64 = 1;
 /// Growth per round that shows a congestion window still opening inside that band: Reno
 /// adds a segment a round, CUBIC at least about half of one (its TCP-friendly region);
 /// a send buffer adds nothing. Below it — and two segments of ACK-timing noise — flat.
@@ -49,6 +53,8 @@ pub struct LimitTracker {
     /// unproven start was already credited to the send buffer.
     flat_cwnd_ns: i64,
     flat_credited: bool,
+    /// When the flight fell below the stretch's band, while it has not come back.
+    dip_since: Option<i64>,
     /// When the sender last sent the short tail of a write with nothing behind it.
     ran_dry_ns: Option<i64>,
     /// The window in force, and its integral over the time in the rwnd state: the window
@@ -126,20 +132,31 @@ impl LimitTracker {
         }
     }
 
-    /// Feeds a fresh cwnd-estimate sample for plateau detection.
+    /// Feeds a fresh sample of the flight's level (at the cwnd estimate or the bytes
+    /// outstanding, whichever is higher) for plateau detection.
     pub fn on_flight_sample(&mut self, flight: u64, ts: i64, srtt: Option<i64>) {
         let lo = self.flat_level as f64 * (1.0 - FLAT_BAND);
         let hi = self.flat_level as f64 * (1.0 + FLAT_BAND);
         let f = flight as f64;
+        if self.flat_level > 0 && f < lo {
+            let since = *self.dip_since.get_or_insert(ts);
+            if srtt.is_some_and(|r| ts - since <= DIP_RTTS * r) {
+                return;
+            }
+        }
         if self.flat_level == 0 || f < lo || f > hi {
+            // A level that stayed low began when the flight first fell.
+            let start = if f < lo { self.dip_since.unwrap_or(ts) } else { ts };
+            self.dip_since = None;
             self.flat_level = flight;
-            self.flat_since = ts;
+            self.flat_since = start;
             self.flat_first_peak = flight;
             self.flat_peak = flight;
             self.flat_cwnd_ns = self.state_ns[LimitState::Cwnd as usize];
             self.flat_credited = false;
             return;
         }
+        self.dip_since = None;
         // Until a round trip is measured the stretch is still in its first round.
         if srtt.map_or(true, |r| ts - self.flat_since <= r) {
             self.flat_first_peak = self.flat_first_peak.max(flight);
@@ -178,6 +195,11 @@ impl LimitTracker {
         };
         let w = Window { bytes: rwnd, inferred: window_inferred };
         let state = Self::decide(s, view, cwnd, w, ts, flat_since, dry);
+        if state == LimitState::Idle {
+            // A send buffer never empties: whatever was flat before the pause was not it.
+            self.flat_level = 0;
+            self.dip_since = None;
+        }
         self.lag_ns = s.a2d_ns();
         self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, Window { bytes: settled.rwnd, ..w }, ts, flat_since, dry) };
         self.rwnd_now = rwnd.unwrap_or(0);
@@ -210,9 +232,10 @@ impl LimitTracker {
             return LimitState::Recovery;
         }
         // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
-        // segment left means the receiver's window stops the sender.
+        // segment left means the receiver's window stops the sender; exactly one left still
+        // fits a segment (Linux's tcp_snd_wnd_test).
         if let Some(w) = rwnd {
-            if unacked + mss >= w {
+            if unacked + mss > w {
                 return LimitState::Rwnd;
             }
         }
@@ -225,8 +248,10 @@ impl LimitTracker {
             return LimitState::App;
         }
         if let Some(srtt) = s.rtt.srtt_ns {
-            let no_loss_in_stretch = s.recoveries.last().map_or(true, |r| r.end_ns.is_some_and(|e| e < flat_since));
-            if ts - flat_since >= FLAT_RTTS * srtt && no_loss_in_stretch {
+            // A loss inside the stretch does not end it by itself: a window the loss cut
+            // (CUBIC's β, Reno's ½, a timeout) takes the flight out of the band for longer
+            // than a dip; a flight back at its level at once was never the cwnd's.
+            if ts - flat_since >= FLAT_RTTS * srtt {
                 // A plateau whose top leaves less than a segment of the window free is the
                 // window's (the usable-window test above, at the plateau's level). Away from
                 // the sender the flight is rebuilt from ACKs matched by timestamp echoes, so

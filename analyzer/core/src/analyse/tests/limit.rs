@@ -121,7 +121,8 @@ fn the_limiting_window_is_the_one_in_force_not_the_largest() {
         for k in 0..2 {
             let n = t.seg(at + 10 + k, A).data(next, MSS).send();
             next += MSS;
-            assert_eq!(n.limit, LimitState::Rwnd);
+            // One segment of room left still fits a segment; none left is the window's.
+            assert_eq!(n.limit == LimitState::Rwnd, k == 1);
         }
     }
     let w = t.fs.limits[A].limiting_rwnd().unwrap();
@@ -181,4 +182,58 @@ fn a_plateau_met_before_any_round_trip_is_measured_is_still_a_send_buffer() {
         }
     }
     assert_eq!(state, LimitState::Sndbuf);
+}
+
+/// A sender at its own capture point writing `segments(k)` full segments as chunk `k`, one
+/// chunk every 2 ms for 800 ms, each acknowledged 40 ms (one RTT) after it left: the flight
+/// is the last twenty chunks. Returns the limit state after the last chunk.
+fn chunked_writer(segments: impl Fn(u32) -> u32) -> LimitState {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let mut ends = Vec::new();
+    let mut next = 1;
+    let mut state = LimitState::Unknown;
+    for k in 0..400u32 {
+        let at = 41_000 + k as i64 * 2_000;
+        if k >= 20 {
+            t.seg(at, B).rel_ack(ends[k as usize - 20]).send();
+        }
+        for i in 0..segments(k) {
+            state = t.seg(at + i as i64, A).data(next, MSS).send().limit;
+            next += MSS;
+        }
+        ends.push(next);
+    }
+    state
+}
+
+#[test]
+fn a_send_buffer_plateau_survives_a_one_round_dip() {
+    // BBR's drain phase: one round (chunks 300–319) at 7 of the 9 segments, then back.
+    assert_eq!(chunked_writer(|k| if (300..320).contains(&k) { 7 } else { 9 }), LimitState::Sndbuf);
+}
+
+#[test]
+fn a_flight_that_stays_lower_starts_a_new_stretch() {
+    // A cwnd cut to two thirds for the last five rounds: not yet proven flat at its new level.
+    assert_ne!(chunked_writer(|k| if k >= 300 { 6 } else { 9 }), LimitState::Sndbuf);
+}
+
+#[test]
+fn a_flight_that_empties_between_responses_is_no_send_buffer_plateau() {
+    // A 9-segment response every 50 ms over a 40 ms RTT, acknowledged in two halves: the
+    // flight's samples are flat, but a send buffer never empties.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let mut state = LimitState::Unknown;
+    for k in 0..24u32 {
+        let at = 41_000 + k as i64 * 50_000;
+        let base = 1 + k * 9 * MSS;
+        for i in 0..9 {
+            state = t.seg(at + i, A).data(base + i as u32 * MSS, MSS).send().limit;
+        }
+        t.seg(at + 40_000, B).rel_ack(base + 4 * MSS).send();
+        t.seg(at + 40_500, B).rel_ack(base + 9 * MSS).send();
+    }
+    assert_ne!(state, LimitState::Sndbuf);
 }
