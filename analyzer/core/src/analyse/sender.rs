@@ -77,6 +77,10 @@ const RETRANS_MEMORY: usize = 4096;
 const RECENT_MEMORY: usize = 64;
 /// Bound on pending timestamp echoes and state snapshots (about one round trip's worth).
 const ECHO_MEMORY: usize = 1 << 16;
+/// The peer's timestamps are kept this long past twice the ACK→data delay, the newest
+/// always: this side's next data echoes the one its host received last. (A side that
+/// sends no data never takes them: unbounded, they filled ECHO_MEMORY, 1 MiB a flow.)
+const PEER_TSVAL_SPAN_NS: i64 = 1_000_000_000;
 /// ACK→data samples the robust minimum is taken over.
 const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
@@ -535,6 +539,10 @@ impl Sender {
             self.d2a.sample(ts - t);
         }
         if self.peer_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+            let keep_from = ts - 2 * self.a2d_ns() - PEER_TSVAL_SPAN_NS;
+            while self.peer_tsvals.len() > 1 && self.peer_tsvals.front().is_some_and(|&(_, t)| t < keep_from) {
+                self.peer_tsvals.pop_front();
+            }
             if self.peer_tsvals.len() == ECHO_MEMORY {
                 self.peer_tsvals.pop_front();
             }
