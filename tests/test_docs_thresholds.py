@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ANALYSE = ROOT / "analyzer" / "core" / "src" / "analyse"
-WORDS = {2: "two", 8: "eight"}
+WORDS = {1: "one", 2: "two", 8: "eight"}
 
 
 def constants() -> dict[str, float]:
@@ -61,6 +61,7 @@ PHRASES = [
     ("verdicts.md", "(at most {0} of)", [("SLOW_READER_FILL", half)]),
     ("engine.md", "within {0} RTTs", [("DRY_RTTS", word)]),
     ("engine.md", "flat within ±{0} % for {1} RTTs", [("FLAT_BAND", pct), ("FLAT_RTTS", word)]),
+    ("engine.md", "a dip below the band for at most {0} RTT too", [("DIP_RTTS", word)]),
     ("engine.md", "the window binds ≥ {0} % of busy time", [("MIN_SHARE", pct)]),
     ("engine.md", "averaged at most {0} the largest", [("SLOW_READER_FILL", half)]),
     ("engine.md", "SYN scale {0} or more shifts above", [("SPARE_SHIFTS", word)]),
