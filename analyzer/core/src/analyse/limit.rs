@@ -234,8 +234,12 @@ impl LimitTracker {
         // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
         // segment left means the receiver's window stops the sender; exactly one left still
         // fits a segment (Linux's tcp_snd_wnd_test).
+        // A window whose scale was inferred away from the sender is a lower bound fitted to
+        // the rebuilt flight with room for its noise: a flight above it by more than a
+        // segment says the scale is larger, not that the window held the sender.
+        let beyond = |flight: u64, w: u64| window.inferred && !s.at_sender() && flight > w + mss;
         if let Some(w) = rwnd {
-            if unacked + mss > w {
+            if unacked + mss > w && !beyond(unacked, w) {
                 return LimitState::Rwnd;
             }
         }
@@ -260,7 +264,7 @@ impl LimitTracker {
                 // flight would sit at it.
                 let rebuilt = !s.at_sender() && !window.inferred;
                 let slack = |w: u64| if rebuilt { ESTIMATE_SLACK_SEGMENTS * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { mss };
-                if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w) {
+                if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w && !beyond(cwnd.value, w)) {
                     return LimitState::Rwnd;
                 }
                 // Dips below the plateau's top between ACKs are the buffer refilling (its
@@ -332,6 +336,30 @@ mod tests {
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
         LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, ts - 400_000_000, false)
+    }
+
+    /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
+    fn flight_against_window(flight: u64, inferred: bool) -> LimitState {
+        let mss = 1448u64;
+        let w = 113_920u64;
+        let mut s = Sender::default();
+        (s.started, s.data_segments, s.mss, s.a2d_hint_ns) = (true, 1000, mss as u32, Some(40_000_000));
+        s.rtt.srtt_ns = Some(42_000_000);
+        let mut cwnd = CwndEstimator::default();
+        cwnd.value = flight;
+        let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
+        let ts = 1_000_000_000;
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, ts - 40_000_000, false)
+    }
+
+    #[test]
+    fn a_flight_above_an_inferred_window_says_its_scale_is_larger() {
+        // Window scale unseen (a cut capture): 445 << 8 fitted to a rebuilt flight of
+        // 117,288 B — the sender's real window was 445 << 10.
+        assert_ne!(flight_against_window(117_288, true), LimitState::Rwnd);
+        // At the inferred window, or a known one, the window holds the sender.
+        assert_eq!(flight_against_window(113_920, true), LimitState::Rwnd);
+        assert_eq!(flight_against_window(117_288, false), LimitState::Rwnd);
     }
 
     fn one_segment_out(recovery: Option<RetransKind>) -> LimitState {
