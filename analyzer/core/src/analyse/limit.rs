@@ -132,12 +132,13 @@ impl LimitTracker {
         }
     }
 
-    /// Feeds a fresh sample of the flight's level (at the cwnd estimate or the bytes
-    /// outstanding, whichever is higher) for plateau detection.
-    pub fn on_flight_sample(&mut self, flight: u64, ts: i64, srtt: Option<i64>) {
+    /// Feeds a fresh sample for plateau detection: `level`, what the send buffer holds (the
+    /// bytes outstanding, or the cwnd estimate if higher), must stay in the band; `flight`,
+    /// the cwnd estimate, must stop growing (SACKed bytes come and go with reordering).
+    pub fn on_flight_sample(&mut self, level: u64, flight: u64, ts: i64, srtt: Option<i64>) {
         let lo = self.flat_level as f64 * (1.0 - FLAT_BAND);
         let hi = self.flat_level as f64 * (1.0 + FLAT_BAND);
-        let f = flight as f64;
+        let f = level as f64;
         if self.flat_level > 0 && f < lo {
             let since = *self.dip_since.get_or_insert(ts);
             if srtt.is_some_and(|r| ts - since <= DIP_RTTS * r) {
@@ -148,7 +149,7 @@ impl LimitTracker {
             // A level that stayed low began when the flight first fell.
             let start = if f < lo { self.dip_since.unwrap_or(ts) } else { ts };
             self.dip_since = None;
-            self.flat_level = flight;
+            self.flat_level = level;
             self.flat_since = start;
             self.flat_first_peak = flight;
             self.flat_peak = flight;
@@ -350,6 +351,22 @@ mod tests {
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
         LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, ts - 40_000_000, false)
+    }
+
+    #[test]
+    fn sacked_bytes_in_the_buffer_do_not_make_a_plateau_grow() {
+        // 700 kB outstanding over a 183 ms RTT for twenty rounds; every fourth round a
+        // reordering hole leaves 60 kB SACKed in the buffer (outstanding 760 kB, flight
+        // 640 kB) until it fills.
+        let rtt = 183_000_000;
+        let mut lim = LimitTracker::default();
+        for k in 0..80i64 {
+            let hole = k % 16 == 8;
+            let (level, flight) = if hole { (760_000, 640_000) } else { (700_000, 700_000) };
+            lim.on_flight_sample(level, flight, k * rtt / 4, Some(rtt));
+        }
+        assert_eq!(lim.flat_since, 0);
+        assert!(!lim.still_growing(80 * rtt / 4, rtt, 1448));
     }
 
     #[test]
