@@ -257,10 +257,7 @@ impl FlowState {
                 None => {}
             }
             if self.cwnd[dd].confidence == CwndConfidence::Estimate && before != CwndConfidence::None {
-                // The send buffer holds every byte not yet cumulatively acknowledged, SACKed
-                // ones too: its plateau is the outstanding bytes'.
-                let level = self.cwnd[dd].value.max(notes.unacked);
-                self.limits[dd].on_flight_sample(level, self.cwnd[dd].value, ts, self.senders[dd].rtt.srtt_ns);
+                self.limits[dd].on_flight_sample(self.cwnd[dd].value, notes.unacked, ts, self.senders[dd].rtt.srtt_ns);
             }
         }
         // cwnd is never below what is in flight; in recovery PRR (RFC 6937) keeps it at

@@ -132,10 +132,12 @@ impl LimitTracker {
         }
     }
 
-    /// Feeds a fresh sample for plateau detection: `level`, what the send buffer holds (the
-    /// bytes outstanding, or the cwnd estimate if higher), must stay in the band; `flight`,
-    /// the cwnd estimate, must stop growing (SACKed bytes come and go with reordering).
-    pub fn on_flight_sample(&mut self, level: u64, flight: u64, ts: i64, srtt: Option<i64>) {
+    /// Feeds a fresh sample for plateau detection: the cwnd estimate `flight` and the bytes
+    /// not yet cumulatively acknowledged. The send buffer holds those, SACKed ones too, so
+    /// the higher of the two must stay in the band; the flight must stop growing (SACKed
+    /// bytes come and go with reordering).
+    pub fn on_flight_sample(&mut self, flight: u64, unacked: u64, ts: i64, srtt: Option<i64>) {
+        let level = flight.max(unacked);
         let lo = self.flat_level as f64 * (1.0 - FLAT_BAND);
         let hi = self.flat_level as f64 * (1.0 + FLAT_BAND);
         let f = level as f64;
@@ -237,6 +239,7 @@ impl LimitTracker {
         // counted too: Linux's tcp_snd_wnd_test would still send a segment there, but
         // counting it as room took 5–17 points of rwnd time off cut captures of rwnd-limited
         // sweep runs, for nothing gained elsewhere (why is not understood yet).
+        //
         // A window whose scale was inferred away from the sender is a lower bound fitted to
         // the rebuilt flight with room for its noise: a flight above it by more than a
         // segment says the scale is larger, not that the window held the sender.
@@ -365,7 +368,7 @@ mod tests {
         for k in 0..80i64 {
             let hole = k % 16 == 8;
             let (level, flight) = if hole { (760_000, 640_000) } else { (700_000, 700_000) };
-            lim.on_flight_sample(level, flight, k * rtt / 4, Some(rtt));
+            lim.on_flight_sample(flight, level, k * rtt / 4, Some(rtt));
         }
         assert_eq!(lim.flat_since, 0);
         assert!(!lim.still_growing(80 * rtt / 4, rtt, 1448));
