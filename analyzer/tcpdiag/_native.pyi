@@ -24,6 +24,15 @@ class Batch:
     def num_rows(self) -> int: ...
     def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
     def __arrow_c_schema__(self) -> object: ...
+    @property
+    def column_names(self) -> list[str]: ...
+    def rows(self, offset: int = 0, length: int = ...) -> list[dict[str, Any]]:
+        """Rows as dicts, as pyarrow's `to_pylist` gives them (times: int ns), without pyarrow."""
+    def column(self, name: str) -> list[Any]:
+        """One column's values, without pyarrow."""
+
+def worst_first(batches: list[Batch]) -> list[int]:
+    """Row numbers of a diagnosis' flows table (its batches in order), worst flow first."""
 
 class PacketChunks:
     """The packets table in chunks: dicts of batches, `packets` and, when analysed, `sacks`,

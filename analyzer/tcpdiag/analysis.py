@@ -9,18 +9,18 @@ Reporters (tcpdiag.report.*) are functions over an `Analysis`.
 
 from __future__ import annotations
 
+import operator
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Iterator
 
-import numpy as np
-import pyarrow as pa
-
 from tcpdiag import _native, selection, tables
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 
 def typed_values(cells: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -82,40 +82,57 @@ class FlowVerdict:
         return {k[len("share_"):]: v for k, v in self.row.items() if k.startswith("share_")}
 
 
-#: Rows turned into Python at once, and from how many flows `Verdicts.at` does so.
-_SLICE = 10_000
-_BULK_FROM = 1_000
+class _Pieces:
+    """A table as the engine's batches, read a slice of rows at a time without pyarrow."""
+
+    def __init__(self, batches: list[_native.Batch]) -> None:
+        self.batches = batches
+        self.starts = [0]
+        for b in batches:
+            self.starts.append(self.starts[-1] + b.num_rows)
+
+    def rows(self, lo: int, n: int) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        hi = lo + n
+        for b, start in zip(self.batches, self.starts):
+            if start < hi and lo < start + b.num_rows:
+                out += b.rows(max(lo - start, 0), min(hi, start + b.num_rows) - max(lo, start))
+        return out
 
 
 class Verdicts(Mapping[int, FlowVerdict]):
     """stream → FlowVerdict, built on access (a capture may hold a million flows)."""
 
-    def __init__(self, flows: pa.Table, findings: pa.Table) -> None:
+    def __init__(self, flows: list[_native.Batch], findings: list[_native.Batch]) -> None:
         # Both tables are in stream order: a flow is found by bisection, its findings are
         # one slice.
-        self._flows, self._findings = flows, findings
-        self._streams = tables.numpy(flows.column("stream"))
-        self._f_streams = tables.numpy(findings.column("stream"))
+        self._flows, self._findings = _Pieces(flows), _Pieces(findings)
+        self._streams: list[int] = tables.column(flows, "stream")
+        self._f_streams: list[int] = tables.column(findings, "stream")
 
     def _index(self, stream: int) -> int | None:
-        i = int(np.searchsorted(self._streams, stream))
+        i = bisect_left(self._streams, stream)
         return i if i < len(self._streams) and self._streams[i] == stream else None
 
     def __contains__(self, stream: object) -> bool:
-        return isinstance(stream, (int, np.integer)) and self._index(int(stream)) is not None
+        try:
+            return self._index(operator.index(stream)) is not None  # type: ignore[arg-type]
+        except TypeError:
+            return False
 
     def __getitem__(self, stream: int) -> FlowVerdict:
-        i = self._index(int(stream))
+        s = int(stream)
+        i = self._index(s)
         if i is None:
             raise KeyError(stream)
-        row = tables.rows(self._flows.slice(i, 1))[0]
-        lo = int(np.searchsorted(self._f_streams, stream, side="left"))
-        hi = int(np.searchsorted(self._f_streams, stream, side="right"))
-        found = [Finding.from_row(r) for r in self._findings.slice(lo, hi - lo).to_pylist()]
-        return FlowVerdict(int(stream), row, found)
+        row = self._flows.rows(i, 1)[0]
+        lo = bisect_left(self._f_streams, s)
+        hi = bisect_right(self._f_streams, s)
+        found = [Finding.from_row(r) for r in self._findings.rows(lo, hi - lo)]
+        return FlowVerdict(s, row, found)
 
     def __iter__(self) -> Iterator[int]:
-        return (int(s) for s in self._streams)
+        return iter(self._streams)
 
     def __len__(self) -> int:
         return len(self._streams)
@@ -124,21 +141,16 @@ class Verdicts(Mapping[int, FlowVerdict]):
         return [self[s] for s in streams]
 
     def at(self, positions: Sequence[int]) -> list[FlowVerdict]:
-        """The verdicts of the flows at these rows of the flows table, in that order. One
-        flow is two table slices turned into Python (~0.1 ms); for many flows the tables
-        are turned into Python a slice of rows at a time instead (a million flows: seconds,
-        not many minutes)."""
-        n = len(self._streams)
-        if len(positions) < _BULK_FROM or len(positions) * 16 < n:
-            return [self[int(self._streams[i])] for i in positions]
-        rows: list[dict[str, Any]] = []
-        for lo in range(0, n, _SLICE):
-            rows += tables.rows(self._flows.slice(lo, _SLICE))
+        """The verdicts of the flows at these rows of the flows table, in that order. Few
+        flows are looked up one by one; many are turned into Python a batch at a time (a
+        million flows: seconds, not many minutes)."""
+        if len(positions) * 16 < len(self._streams):
+            return [self[self._streams[i]] for i in positions]
+        rows = self._flows.rows(0, len(self._streams))
         found: dict[int, list[Finding]] = {}
-        for lo in range(0, self._findings.num_rows, _SLICE):
-            for r in self._findings.slice(lo, _SLICE).to_pylist():
-                found.setdefault(r["stream"], []).append(Finding.from_row(r))
-        return [FlowVerdict(int(self._streams[i]), rows[i], found.get(int(self._streams[i]), [])) for i in positions]
+        for r in self._findings.rows(0, self._findings.starts[-1]):
+            found.setdefault(r["stream"], []).append(Finding.from_row(r))
+        return [FlowVerdict(self._streams[i], rows[i], found.get(self._streams[i], [])) for i in positions]
 
 
 class Analysis:
@@ -162,9 +174,19 @@ class Analysis:
         tables.check(res, errors)
         self.scan = res
         self.engine: dict[str, Any] = res.extra.pop("engine", {})
-        self.flow_table: pa.Table = res.flows
-        self.finding_table: pa.Table = tables.table(res.extra.pop("findings"), "findings")
-        self.verdicts = Verdicts(self.flow_table, self.finding_table)
+        #: The engine's batches of the flows and findings tables (pyarrow loads only for
+        #: `flow_table`, `finding_table` and what is built on them).
+        self.flow_batches: list[_native.Batch] = res.flow_batches
+        self.finding_batches: list[_native.Batch] = res.extra.pop("findings")
+        self.verdicts = Verdicts(self.flow_batches, self.finding_batches)
+
+    @cached_property
+    def flow_table(self) -> pa.Table:
+        return self.scan.flows
+
+    @cached_property
+    def finding_table(self) -> pa.Table:
+        return tables.table(self.finding_batches, "findings")
 
     @property
     def stats(self) -> dict[str, Any]:
@@ -214,6 +236,8 @@ class Analysis:
         for chunk in tables.PacketChunks(self.path, 1_000_000, True, self.vantage, series):
             for k, t in chunk.items():
                 parts[k].append(t)
+        import pyarrow as pa
+
         out = {}
         for k, ts in parts.items():
             name = "analysis" if k == "packets" else k
@@ -258,11 +282,11 @@ class Analysis:
     def stream_of(self, flow: int | str | None) -> int:
         """A flow given as tcp.stream, 'IP:port-IP:port', or None for the worst shown flow."""
         if flow is None:
-            stream = selection.worst(self.flow_table)
+            stream = selection.worst(self.flow_batches)
             if stream is None:
                 raise ValueError(f"{self.file}: no TCP flow")
             return stream
-        found = selection.select_streams(self.flow_table, str(flow))
+        found = selection.select_streams(self.flow_batches, str(flow))
         if len(found) > 1:
             raise ValueError(f"{flow} names flows {found}: pass one tcp.stream number")
         return found[0]

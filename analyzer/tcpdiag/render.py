@@ -8,7 +8,7 @@ import json
 from typing import IO, Any, Iterator
 
 from tcpdiag import __version__
-from tcpdiag.tables import ScanResult, rows
+from tcpdiag.tables import ScanResult, column_names
 
 #: Version of the `flows --format json` document; bump on incompatible change.
 FLOWS_JSON_SCHEMA = 1
@@ -19,11 +19,11 @@ _SLICE = 10_000
 
 
 def _rows(res: ScanResult) -> Iterator[dict[str, Any]]:
-    t = res.flows
-    for i in range(0, t.num_rows, _SLICE):
-        for row in rows(t.slice(i, _SLICE)):
-            row["start"] = None if row["start"] is None else row["start"] / 1e9
-            yield row
+    for b in res.flow_batches:
+        for i in range(0, b.num_rows, _SLICE):
+            for row in b.rows(i, _SLICE):
+                row["start"] = None if row["start"] is None else row["start"] / 1e9
+                yield row
 
 
 def flows_json(res: ScanResult, out: IO[str]) -> None:
@@ -44,7 +44,7 @@ def flows_json(res: ScanResult, out: IO[str]) -> None:
 
 def flows_csv(res: ScanResult, out: IO[str]) -> None:
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(res.flows.column_names)
+    w.writerow(column_names(res.flows_schema))
     for row in _rows(res):
         w.writerow(["" if v is None else v for v in row.values()])
 

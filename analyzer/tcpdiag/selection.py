@@ -7,38 +7,27 @@ from __future__ import annotations
 import ipaddress
 import re
 
-import numpy as np
-import pyarrow as pa
-
-from tcpdiag import tables
+from tcpdiag import _native, tables
 
 #: Flows carrying less new data than this are hidden unless --all (too short to judge).
 DEFAULT_MIN_BYTES = 100_000
-#: Severity order, worst last (the engine's codes: chat, note, warn, error).
-SEVERITIES = ("chat", "note", "warn", "error")
 
 
-def worst(flows: pa.Table, min_bytes: int = DEFAULT_MIN_BYTES) -> int | None:
-    """The stream of the worst flow with at least `min_bytes` of data (else of any flow)."""
+def worst(flows: list[_native.Batch], min_bytes: int = DEFAULT_MIN_BYTES) -> int | None:
+    """The stream of the worst flow with at least `min_bytes` of data (else of any flow),
+    from a diagnosis' flows table (the engine's batches)."""
     idx = order(flows)
-    if not len(idx):
+    if not idx:
         return None
-    data = tables.numpy(flows.column("data_bytes"))
-    big = idx[data[idx] >= min_bytes]
-    return int(tables.numpy(flows.column("stream"))[(big if len(big) else idx)[0]])
+    data = tables.column(flows, "data_bytes")
+    big = [i for i in idx if data[i] >= min_bytes]
+    return tables.column(flows, "stream")[(big or idx)[0]]
 
 
-def order(flows: pa.Table) -> np.ndarray:
-    """Row indices worst first: primary severity, then the share it explains, then data,
-    then stream number."""
-    sev = flows.column("severity").combine_chunks()
-    codes = tables.numpy(sev.indices).astype(np.int64) if len(sev) else np.empty(0, int)
-    rank = np.array([SEVERITIES.index(s) for s in sev.dictionary.to_pylist()], dtype=np.int64) if len(sev) else []
-    severity = rank[codes] if len(codes) else codes
-    share = tables.numpy(flows.column("verdict_share"))
-    data = tables.numpy(flows.column("data_bytes")).astype(np.float64)
-    stream = tables.numpy(flows.column("stream"))
-    return np.lexsort((stream, -data, -share, -severity))
+def order(flows: list[_native.Batch]) -> list[int]:
+    """Row indices of a diagnosis' flows table worst first (the engine's order: primary
+    severity, then the share it explains, then data, then stream number)."""
+    return _native.worst_first(flows)
 
 
 _ENDPOINTS = re.compile(r"^(\[[^\]]+\]|[^:\[\]\s]+):(\d+)-(\[[^\]]+\]|[^:\[\]\s]+):(\d+)$")
@@ -63,17 +52,18 @@ def parse_flow_spec(spec: str) -> int | tuple[tuple[str, int], tuple[str, int]]:
         raise ValueError(f"{spec!r}: {e}") from None
 
 
-def select_streams(flows: pa.Table, spec: str) -> list[int]:
-    """The tcp.stream numbers `spec` names (an endpoint pair may match several flows when
-    ports were reused). Raises ValueError when none matches."""
+def select_streams(flows: list[_native.Batch], spec: str) -> list[int]:
+    """The tcp.stream numbers `spec` names in a flows table (the engine's batches): an
+    endpoint pair may match several flows when ports were reused. Raises ValueError when
+    none matches."""
     want = parse_flow_spec(spec)
-    streams = flows.column("stream").to_pylist()
+    streams = tables.column(flows, "stream")
     if isinstance(want, int):
         if want not in streams:
             raise ValueError(f"no flow with tcp.stream {want} (the capture has {len(streams)} flows)")
         return [want]
     pair = {want[0], want[1]}
-    cols = flows.select(["a_addr", "a_port", "b_addr", "b_port"]).to_pydict()
+    cols = {c: tables.column(flows, c) for c in ("a_addr", "a_port", "b_addr", "b_port")}
     found = [s for i, s in enumerate(streams)
              if {(_addr(cols["a_addr"][i]), cols["a_port"][i]), (_addr(cols["b_addr"][i]), cols["b_port"][i])} == pair]
     if not found:

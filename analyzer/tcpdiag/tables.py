@@ -2,7 +2,9 @@
 
 The core declares every table's columns once (analyzer/core/src/emit/schema.rs); here they
 arrive as `pyarrow` record batches without a copy. The CLI uses this module so that it
-imports without pandas; `tcpdiag.api` turns the same tables into DataFrames.
+imports without pandas; `tcpdiag.api` turns the same tables into DataFrames. pyarrow and
+numpy are imported on first use (~0.2 s): the terminal and JSON reports read their few
+rows straight from the native batches (`column`, `Batch.rows`) and never need them.
 """
 
 from __future__ import annotations
@@ -11,19 +13,22 @@ import os
 import stat
 import warnings
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any, Iterator
-
-import numpy as np
-import pyarrow as pa
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Any, Iterator
 
 from tcpdiag import _native
 from tcpdiag.errors import CaptureDamagedError, CaptureError, CaptureWarning, NotACaptureError, from_native
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
 
 
 def table(batches: Any, name: str | None = None) -> pa.Table:
     """Native batches (one, or a list: Arrow PyCapsule interface) as a pyarrow Table,
     without a copy; `name` gives the schema of an empty list."""
+    import pyarrow as pa
+
     if not isinstance(batches, list):
         batches = [batches]
     if not batches:
@@ -32,17 +37,33 @@ def table(batches: Any, name: str | None = None) -> pa.Table:
     return pa.Table.from_batches([pa.record_batch(b) for b in batches])
 
 
-#: Arrow types whose values buffer NumPy reads as is.
-_NUMPY_TYPES = {pa.int8(): "i1", pa.int16(): "i2", pa.int32(): "i4", pa.int64(): "i8", pa.uint8(): "u1",
-                pa.uint16(): "u2", pa.uint32(): "u4", pa.uint64(): "u8", pa.float32(): "f4", pa.float64(): "f8"}
+def column_names(name: str) -> list[str]:
+    """The columns of the table `name` (see `schema`), without pyarrow."""
+    return _native.schemas()[name].column_names
+
+
+def column(batches: list[_native.Batch], name: str) -> list[Any]:
+    """One column of the engine's batches (a table in pieces) as a list, without pyarrow."""
+    out: list[Any] = []
+    for b in batches:
+        out += b.column(name)
+    return out
+
+
+#: Arrow type names whose values buffer NumPy reads as is, and the NumPy type.
+_NUMPY_TYPES = {"int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8", "uint8": "u1", "uint16": "u2",
+                "uint32": "u4", "uint64": "u8", "float": "f4", "double": "f8"}
 
 
 def numpy(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
     """A numeric column as a NumPy array, read from its values buffers. pyarrow's own
     `to_numpy` imports pandas (~0.2 s at start-up), which the CLI otherwise never needs;
     columns with nulls or of other types still go through it."""
+    import numpy as np
+    import pyarrow as pa
+
     chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
-    dtype = _NUMPY_TYPES.get(col.type)
+    dtype = _NUMPY_TYPES.get(str(col.type))
     if dtype is None or any(c.null_count for c in chunks):
         return col.to_numpy()
     parts = [np.frombuffer(c.buffers()[1], dtype, len(c), c.offset * np.dtype(dtype).itemsize)
@@ -54,12 +75,16 @@ def numpy(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
 
 def empty(name: str) -> pa.Table:
     """The table `name` without rows. (`Schema.empty_table` imports pandas: ~0.2 s.)"""
+    import pyarrow as pa
+
     return pa.Table.from_batches([], schema=schema(name))
 
 
 def rows(t: pa.Table) -> list[dict[str, Any]]:
     """The rows of a (small) table as dicts; times as int nanoseconds since the epoch
     (pyarrow would give datetimes or pandas Timestamps, dropping or keeping the ns)."""
+    import pyarrow as pa
+
     times = [i for i, f in enumerate(t.schema) if pa.types.is_timestamp(f.type)]
     for i in times:
         # A view of the same 64-bit values: a cast would load pyarrow.compute (~40 ms).
@@ -72,6 +97,8 @@ def rows(t: pa.Table) -> list[dict[str, Any]]:
 def schema(name: str) -> pa.Schema:
     """A table's declared schema: flows, verdict, findings, packets, analysis, sacks,
     events or series. Each field's metadata holds its `doc`."""
+    import pyarrow as pa
+
     return pa.record_batch(_native.schemas()[name]).schema
 
 
@@ -84,10 +111,17 @@ class ScanResult:
     """One pass over a capture: the flows table, decoder statistics and the damage, if any."""
 
     file: str
-    flows: pa.Table
+    #: The flows table as the engine's batches; `flows` is the same as a pyarrow Table.
+    flow_batches: list[_native.Batch]
+    #: The schema of `flows` when it has no batch ("flows", or "verdict" after a diagnosis).
+    flows_schema: str
     stats: dict[str, Any]
     error: CaptureError | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def flows(self) -> pa.Table:
+        return table(self.flow_batches, self.flows_schema)
 
     @property
     def partial(self) -> bool:
@@ -119,7 +153,8 @@ def result(file: str, raw: dict) -> ScanResult:
     """A native result dict (`flows` batch, `stats`, `error`) as a ScanResult; other keys
     (findings, engine, write_error …) go to `extra`."""
     flows_schema = "verdict" if "findings" in raw else "flows"
-    res = ScanResult(file, table(raw.get("flows", []), flows_schema), raw["stats"])
+    batches = raw.get("flows", [])
+    res = ScanResult(file, batches if isinstance(batches, list) else [batches], flows_schema, raw["stats"])
     res.extra = {k: v for k, v in raw.items() if k not in ("flows", "stats", "error")}
     if raw["error"] is not None:
         res.error = from_native(file, raw["error"], partial=res)

@@ -7,7 +7,7 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, StructArray};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyCapsule;
+use pyo3::types::{PyCapsule, PyList};
 
 /// One Arrow record batch (a table or a chunk of one).
 #[pyclass(frozen)]
@@ -25,6 +25,10 @@ impl Batch {
     pub fn of(r: Result<RecordBatch, arrow_schema::ArrowError>) -> PyResult<Batch> {
         r.map(Batch::new).map_err(|e| PyRuntimeError::new_err(format!("internal error building a table: {e}")))
     }
+
+    pub fn record_batch(&self) -> &RecordBatch {
+        &self.batch
+    }
 }
 
 #[pymethods]
@@ -33,6 +37,23 @@ impl Batch {
     #[getter]
     fn num_rows(&self) -> usize {
         self.batch.num_rows()
+    }
+
+    /// The columns' names, in order.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.batch.schema().fields().iter().map(|f| f.name().clone()).collect()
+    }
+
+    /// Rows `offset..offset + length` as dicts (`crate::rows`), without pyarrow.
+    #[pyo3(signature = (offset = 0, length = usize::MAX))]
+    fn rows<'py>(&self, py: Python<'py>, offset: usize, length: usize) -> PyResult<Bound<'py, PyList>> {
+        crate::rows::rows(py, &self.batch, offset, length)
+    }
+
+    /// One column's values as a list, without pyarrow.
+    fn column<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
+        crate::rows::column(py, &self.batch, name)
     }
 
     /// The Arrow PyCapsule interface: (schema capsule, array capsule) of the batch as a

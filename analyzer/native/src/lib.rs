@@ -17,6 +17,7 @@ mod batch;
 mod compare;
 mod etl;
 mod parallel;
+mod rows;
 mod tables;
 mod writers;
 
@@ -106,6 +107,7 @@ pub(crate) fn judge_options(vantage: Option<&str>, target_bps: Option<f64>) -> P
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<batch::Batch>()?;
+    m.add_function(wrap_pyfunction!(rows::worst_first, m)?)?;
     tables::register(m)?;
     writers::register(m)?;
     etl::register(m)?;

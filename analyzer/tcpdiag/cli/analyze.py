@@ -134,7 +134,7 @@ def analyze(captures: tuple[str, ...], flow_spec: str | None, show_all: bool, mi
         res = opened(a.scan)
         streams = None
         if flow_spec is not None:
-            streams = _parsed(lambda s: select_streams(a.flow_table, s), flow_spec, "--flow")
+            streams = _parsed(lambda s: select_streams(a.flow_batches, s), flow_spec, "--flow")
         shown = model.build(a, min_bytes=min_b, show_all=show_all, streams=streams)
         name = "-" if capture == "-" else capture
         if as_json:

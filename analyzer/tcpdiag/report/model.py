@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-import numpy as np
-
 from tcpdiag import tables
 from tcpdiag.selection import DEFAULT_MIN_BYTES, order
 
@@ -80,17 +78,18 @@ def build(analysis: "Analysis", *, min_bytes: int = DEFAULT_MIN_BYTES, show_all:
           streams: Iterable[int] | None = None) -> Shown:
     """The shown flows (all, `streams`, or those with at least `min_bytes` of data), worst
     first, with rank numbers over every flow."""
-    flows = analysis.flow_table
+    flows = analysis.flow_batches
     idx = order(flows)
-    rank = np.empty(len(idx), np.int64)
-    rank[idx] = np.arange(1, len(idx) + 1)
-    stream_col = tables.numpy(flows.column("stream"))
+    rank = [0] * len(idx)
+    for r, i in enumerate(idx, 1):
+        rank[i] = r
     if streams is not None:
-        wanted = np.isin(stream_col, np.fromiter(streams, np.int64))
+        named = set(streams)
+        wanted = [s in named for s in tables.column(flows, "stream")]
     elif show_all:
-        wanted = np.ones(len(stream_col), bool)
+        wanted = [True] * len(idx)
     else:
-        wanted = tables.numpy(flows.column("data_bytes")) >= min_bytes
-    shown = idx[wanted[idx]]
-    reports = [FlowReport(int(rank[i]), v.row, v.findings) for i, v in zip(shown, analysis.verdicts.at(shown))]
-    return Shown(reports, len(idx), int((~wanted).sum()), min_bytes)
+        wanted = [d >= min_bytes for d in tables.column(flows, "data_bytes")]
+    shown = [i for i in idx if wanted[i]]
+    reports = [FlowReport(rank[i], v.row, v.findings) for i, v in zip(shown, analysis.verdicts.at(shown))]
+    return Shown(reports, len(idx), wanted.count(False), min_bytes)
