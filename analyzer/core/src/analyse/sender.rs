@@ -608,10 +608,18 @@ impl Sender {
         self.snapshot(ts);
     }
 
+    /// The capture point is at this sender for good: a handshake or a data segment sent at
+    /// once on its ACK showed it, and neither is ever taken back (`a2d_ns` stays under
+    /// [`AT_SENDER_NS`]), so views never look back.
+    fn at_sender_for_good(&self) -> bool {
+        self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once()
+    }
+
     fn snapshot(&mut self, ts: i64) {
         // Before this direction sent anything there is no SND.UNA to remember (a window
-        // advertised in the peer's SYN comes first): a view then falls back to now.
-        if !self.started {
+        // advertised in the peer's SYN comes first): a view then falls back to now. At the
+        // sender no view ever reads one.
+        if !self.started || self.at_sender_for_good() {
             return;
         }
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
