@@ -156,8 +156,9 @@ class Verdicts(Mapping[int, FlowVerdict]):
 class Analysis:
     """The diagnosis of one capture (see `tcpdiag.analyze`).
 
-    `flow_table` / `finding_table` are the engine's Arrow tables; `flows`, `findings`,
-    `packets`, `events`, `sacks` and `series(flow)` are pandas views of them."""
+    `flow_table` / `finding_table` are the engine's Arrow tables (pyarrow, made on first use
+    from `flow_batches` / `finding_batches`); `flows`, `findings`, `packets`, `events`,
+    `sacks` and `series(flow)` are pandas views of them."""
 
     def __init__(self, path: str | list[str], *, vantage: str | None = None, target_rate: str | float | None = None,
                  errors: str = "raise", **scale: Any) -> None:
