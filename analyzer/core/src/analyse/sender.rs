@@ -130,6 +130,9 @@ pub struct Sender {
     /// Reordering as the sender detects it (Linux's reord_seen): an ACK or SACK delivering
     /// a segment never sent again from below the highest SACKed byte.
     reord_seen: u64,
+    /// The least RACK reordering window the sender itself must have had: it delivered an
+    /// original it never resent this long past RACK's RTT (see `note_unresent_fill`).
+    reo_floor_ns: i64,
     pub scoreboard: Scoreboard,
     /// Bytes cumulatively acknowledged (SND.UNA's progress), for the delivery rate.
     acked_total: u64,
@@ -263,10 +266,10 @@ impl Sender {
     }
 
     /// RACK's reordering window (RFC 8985 §6.2): min_RTT/4, widened by one step per
-    /// D-SACK seen, never above SRTT.
+    /// D-SACK seen, or as wide as the sender showed its own to be; never above SRTT.
     pub fn reo_wnd_ns(&self) -> i64 {
         let base = self.rtt.min_ns.unwrap_or(0) / 4;
-        let widened = base * (1 + self.dsacks.min(16) as i64);
+        let widened = (base * (1 + self.dsacks.min(16) as i64)).max(self.reo_floor_ns);
         widened.min(self.rtt.srtt_ns.unwrap_or(widened))
     }
 
@@ -294,12 +297,36 @@ impl Sender {
     /// hole's bytes sent only once: delivering them now means they came out of order
     /// (Linux tcp_check_sack_reordering; it takes an ACK's SACK blocks lowest first).
     fn fills_hole_with_original(&self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) -> bool {
-        let Some(fack) = fack else { return false };
-        let e = e.min(fack);
-        self.scoreboard.holes(self.una).take_while(|h| h.0 < e).any(|(hs, he)| {
-            let (a, b) = (hs.max(s), he.min(e));
-            a < b && self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).any(|x| x.retrans == 0)
-        })
+        self.first_original_in_holes(s, e, fack).is_some()
+    }
+
+    /// When the earliest of the originals [s, e) delivers from holes below `fack` was sent.
+    fn first_original_in_holes(&self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) -> Option<i64> {
+        let e = e.min(fack?);
+        self.scoreboard
+            .holes(self.una)
+            .take_while(|h| h.0 < e)
+            .filter_map(|(hs, he)| {
+                let (a, b) = (hs.max(s), he.min(e));
+                (a < b).then(|| {
+                    self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).filter(|x| x.retrans == 0).map(|x| x.ts_ns).min()
+                })?
+            })
+            .min()
+    }
+
+    /// An original delivered out of order that the sender never resent: at its previous
+    /// ACK RACK had not deemed it lost, so its reordering window was wider than the time
+    /// by which that segment then trailed RACK's RTT (RFC 8985 §6.2). A capture that
+    /// starts mid-stream misses the D-SACKs that widened it; this is what it shows instead.
+    fn note_unresent_fill(&mut self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) {
+        let Some(sent) = self.first_original_in_holes(s, e, fack) else { return };
+        if self.rack_xmit_ns.map_or(true, |x| x <= sent) {
+            return; // nothing sent after it was delivered first: no RACK clock ran on it
+        }
+        let lag = self.a2d_ns();
+        let waited = self.last_ack_ns - sent + if lag >= AT_SENDER_NS { lag } else { 0 };
+        self.reo_floor_ns = self.reo_floor_ns.max(waited - self.rack_rtt_ns);
     }
 
     /// RACK (RFC 8985 §6.2): a segment not delivered is lost once it was sent before the
@@ -842,6 +869,7 @@ impl Sender {
         let fack = self.scoreboard.highest();
         if advanced && self.fills_hole_with_original(self.una, ack, fack) {
             self.reord_seen += 1;
+            self.note_unresent_fill(self.una, ack, fack);
         }
         if advanced {
             self.advance(ack, ts, seg, notes);
@@ -850,6 +878,7 @@ impl Sender {
         for &(l, r) in sack_blocks {
             if self.fills_hole_with_original(SeqNumber(l), SeqNumber(r), fack) {
                 self.reord_seen += 1;
+                self.note_unresent_fill(SeqNumber(l), SeqNumber(r), fack);
             }
             if self.scoreboard.add(SeqNumber(l), SeqNumber(r), self.una) > 0 {
                 new_sack = true;

@@ -140,6 +140,24 @@ fn a_hole_filled_by_its_original_gives_rack_a_reordering_window() {
 }
 
 #[test]
+fn an_original_left_unresent_long_past_racks_rtt_widens_its_window() {
+    let mut t = at_sender();
+    t.seg(41_000, A).data(1, MSS).send();
+    t.seg(41_001, A).data(1 + MSS, MSS).send();
+    // Segment 1 is held back 70 ms: B SACKs 2 at 81 ms and again at 111 ms, and A never
+    // resends 1. At 111 ms it trailed RACK's RTT (40 ms, segment 2's) by 30 ms and A had
+    // not deemed it lost: A's window was wider than 30 ms (a capture that began after
+    // the D-SACKs which widened it shows only this).
+    t.seg(81_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS)]).send();
+    t.seg(111_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS)]).send();
+    t.seg(112_000, B).rel_ack(1 + 2 * MSS).send();
+    let n = three_holes_after(&mut t);
+    // RACK now waits 30 ms past the RTT, not min_RTT/4 = 10 ms: segment 3 (sent at 85 ms)
+    // is still in flight beside 5 and 7.
+    assert_eq!(n.in_flight, 3 * MSS as u64);
+}
+
+#[test]
 fn a_dsack_alone_is_no_reordering_seen() {
     let mut t = at_sender();
     t.seg(41_000, A).data(1, MSS).send();
