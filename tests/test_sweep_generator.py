@@ -206,8 +206,10 @@ def test_draw_stays_inside_the_declared_space(i):
 def test_seed_ranges_are_disjoint_and_the_held_out_range_is_big_enough():
     with open(SEEDS_FILE) as f:
         ranges = json.load(f)["ranges"]
-    tuning, tuning_2, held = (set(parse_seeds(name)) for name in ("tuning", "tuning_2", "held_out"))
-    assert not (tuning | tuning_2) & held and not tuning & tuning_2
+    tuning, tuning_2, tuning_3, held = (set(parse_seeds(name))
+                                        for name in ("tuning", "tuning_2", "tuning_3", "held_out"))
+    assert not (tuning | tuning_2 | tuning_3) & held
+    assert not tuning & tuning_2 and not (tuning | tuning_2) & tuning_3
     assert len(held) >= 150 and ranges["held_out"]["use"].startswith("report only")
 
 

@@ -3,7 +3,7 @@
 
 use super::congestion::CcWitness;
 use super::cwnd::CwndEstimator;
-use super::limit::LimitTracker;
+use super::limit::{above_inferred_window, LimitTracker};
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
 use super::sender::{ends_write, Sender};
 use super::vantage::HandshakeTimes;
@@ -218,7 +218,12 @@ impl FlowState {
         let rwnd_dd = view.rwnd.or(self.rwnd_for[dd]);
         notes.rwnd = rwnd_dd.unwrap_or(0);
         let mss = self.senders[dd].mss.max(536) as u64;
-        let window_bound = rwnd_dd.is_some_and(|w| notes.unacked + mss >= w);
+        // The window bound the sends unless its scale was inferred and more than a segment
+        // sits above it (the scale is larger): then cwnd or a send buffer held them.
+        let inferred = self.rwnd_basis[dd] == Some(RwndBasis::Inferred);
+        let window_bound = rwnd_dd.is_some_and(|w| {
+            notes.unacked + mss >= w && !above_inferred_window(notes.unacked, w, mss, inferred, view_at_sender)
+        });
         // A short segment that does not end at the window's edge was all the sender had
         // (one that fills the window to its edge is cut by the window, not by the writer).
         if dd == d
@@ -273,7 +278,6 @@ impl FlowState {
         // (Borrowed, not copied: reading a just-written view back whole stalls.)
         let away;
         let settled = if view_at_sender { &view } else { away = self.senders[dd].settled_view(ts); &away };
-        let inferred = self.rwnd_basis[dd] == Some(RwndBasis::Inferred);
         notes.limit = self.limits[dd].update(&self.senders[dd], &view, settled, &self.cwnd[dd], rwnd_dd, inferred, ts, frame);
         if full {
             notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;

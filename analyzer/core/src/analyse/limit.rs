@@ -76,6 +76,13 @@ fn after_timeout(s: &Sender, ts: i64) -> bool {
     s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= LOSS_WINDOW_RTTS * srtt))
 }
 
+/// A window whose scale was inferred away from the sender is a lower bound fitted to the
+/// rebuilt flight with room for its noise: bytes outstanding more than a segment above it
+/// say the scale is larger, not that the window held them.
+pub(super) fn above_inferred_window(outstanding: u64, w: u64, mss: u64, inferred: bool, at_sender: bool) -> bool {
+    inferred && !at_sender && outstanding > w + mss
+}
+
 /// The receiver's window for a decision, and whether its scale was inferred (a lower bound
 /// fitted to the flight) rather than read from the handshake.
 #[derive(Clone, Copy)]
@@ -240,12 +247,10 @@ impl LimitTracker {
         // counting it as room took 5–17 points of rwnd time off cut captures of rwnd-limited
         // sweep runs, for nothing gained elsewhere (why is not understood yet).
         //
-        // A window whose scale was inferred away from the sender is a lower bound fitted to
-        // the rebuilt flight with room for its noise: a flight above it by more than a
-        // segment says the scale is larger, not that the window held the sender.
-        let beyond = |flight: u64, w: u64| window.inferred && !s.at_sender() && flight > w + mss;
+        // Not a window whose scale was inferred, with more than a segment outstanding above
+        // it (`above_inferred_window`).
         if let Some(w) = rwnd {
-            if unacked + mss >= w && !beyond(unacked, w) {
+            if unacked + mss >= w && !above_inferred_window(unacked, w, mss, window.inferred, s.at_sender()) {
                 return LimitState::Rwnd;
             }
         }
@@ -270,7 +275,7 @@ impl LimitTracker {
                 // flight would sit at it.
                 let rebuilt = !s.at_sender() && !window.inferred;
                 let slack = |w: u64| if rebuilt { ESTIMATE_SLACK_SEGMENTS * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { mss };
-                if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w && !beyond(cwnd.value, w)) {
+                if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w && !above_inferred_window(cwnd.value, w, mss, window.inferred, s.at_sender())) {
                     return LimitState::Rwnd;
                 }
                 // Dips below the plateau's top between ACKs are the buffer refilling (its

@@ -194,10 +194,11 @@ pub struct Sender {
     /// The byte zero-window probes carry.
     probe_seq: Option<SeqNumber>,
     pending_syn_rtt: Option<i64>,
-    /// A capture that starts mid-stream: the first ACK seen (before any data, or not yet
-    /// applied), and whether one was applied — what it leaves unacknowledged below the first
-    /// data seen was sent before the capture began and is in flight.
-    first_ack: Option<SeqNumber>,
+    /// A capture that starts mid-stream: the ACKs seen before any data, with their times
+    /// (the first one's, and each later one that advanced, at most [`EARLY_ACK_MEMORY`]).
+    /// What the first leaves unacknowledged below the first data seen was sent before the
+    /// capture began and is in flight; the later ones acknowledged part of it.
+    early_acks: Vec<(SeqNumber, i64)>,
     /// Delivery-rate samples are the application's until this much has been delivered:
     /// what was in flight when the sender last ran out of data (the draft on delivery
     /// rate estimation, §3.3; Linux's tp->app_limited).
@@ -211,6 +212,9 @@ pub struct Sender {
     round_start: i64,
     round_max: u64,
 }
+
+/// ACKs kept from before a capture's first data (about a round trip's worth at most).
+const EARLY_ACK_MEMORY: usize = 256;
 
 /// The most data taken as sent before a capture began: beyond any receive window in use
 /// (10 Gbit/s × 50 ms); a first ACK further back is an old, reordered one.
@@ -427,8 +431,10 @@ impl Sender {
             self.una = seq;
             self.max = seq;
             self.syn_seen = syn;
-            if let Some(ack) = self.first_ack.take() {
-                self.adopt_unseen_flight(ack, ts);
+            let early = std::mem::take(&mut self.early_acks);
+            if let Some(&(first, _)) = early.first() {
+                self.adopt_unseen_flight(first, ts);
+                self.replay_early_acks(&early, seq);
             }
         }
         if len == 0 {
@@ -855,7 +861,16 @@ impl Sender {
             sack_blocks = &blocks[1..];
         }
         if !self.started {
-            self.first_ack.get_or_insert(ack);
+            // Each ACK that advanced is kept with its time, and its timestamp too: the first
+            // data seen may echo it (the ACK→data delay, before any data was acknowledged).
+            match self.early_acks.last() {
+                Some(&(last, _)) if ack <= last => {}
+                _ if self.early_acks.len() == EARLY_ACK_MEMORY => *self.early_acks.last_mut().unwrap() = (ack, ts),
+                _ => {
+                    self.early_acks.push((ack, ts));
+                    self.note_echoes_on_ack(seg, ts);
+                }
+            }
             return;
         }
         if !self.acks_applied {
@@ -1051,6 +1066,29 @@ impl Sender {
             end = seq;
         }
         self.una = ack;
+    }
+
+    /// The ACKs seen before the first data, after the first placed the unseen flight: each
+    /// later one acknowledged part of it at its own time (not beyond the first data seen:
+    /// what lies above that was not captured). They enter the history a view looks back
+    /// into, as the sender received them one ACK→data delay after the capture point.
+    fn replay_early_acks(&mut self, early: &[(SeqNumber, i64)], first_seq: SeqNumber) {
+        for &(ack, t) in early {
+            if ack > self.una && ack <= first_seq {
+                self.acked_total += ack.distance_from(self.una) as u64;
+                while let Some(front) = self.outstanding.front_mut() {
+                    if front.end > ack {
+                        front.seq = front.seq.max(ack);
+                        break;
+                    }
+                    self.outstanding.pop_front();
+                }
+                self.una = ack;
+            }
+            if self.history.len() < ECHO_MEMORY {
+                self.history.push_back(Snapshot { ts: t, una: self.una, sacked: 0, rwnd: self.rwnd });
+            }
+        }
     }
 
     /// Marks the retransmissions of [l, r) spurious on evidence from this ACK.

@@ -236,3 +236,45 @@ fn a_flight_that_empties_between_responses_is_no_send_buffer_plateau() {
     }
     assert_ne!(state, LimitState::Sndbuf);
 }
+
+/// A capture at the receiver B that began mid-transfer (no handshake: the window scale,
+/// 10, is inferred from the flight), RTT 5 ms. Each round B receives a burst of
+/// `segments(r)` segments 100 µs apart, acknowledges the burst 30 µs after its last
+/// segment advertising `raw(r)` (× 1024), and the next burst, sent on that ACK, arrives
+/// 5 ms later. Returns the trace and the limit state of each segment of each round.
+fn receiver_bursts(rounds: u32, segments: impl Fn(u32) -> u32, raw: impl Fn(u32) -> u16) -> (Trace, Vec<Vec<LimitState>>) {
+    let mut t = Trace::new();
+    let b_ms = |at: i64| (5_000 + at / 1_000) as u32;
+    let a_ms = |at: i64| (1_000 + (at - 2_500) / 1_000) as u32;
+    let mut ack_at = 0i64;
+    t.seg(ack_at, B).rel_ack(1).win(raw(0)).ts(b_ms(ack_at), a_ms(ack_at)).send();
+    let mut next = 1;
+    let mut states = Vec::new();
+    for r in 0..rounds {
+        let mut round = Vec::new();
+        let mut last_tsval = 0;
+        for i in 0..segments(r) {
+            let at = ack_at + 5_000 + i as i64 * 100;
+            last_tsval = a_ms(at);
+            round.push(t.seg(at, A).data(next, MSS).ts(last_tsval, b_ms(ack_at)).send().limit);
+            next += MSS;
+        }
+        ack_at += 5_000 + (segments(r) as i64 - 1) * 100 + 30;
+        t.seg(ack_at, B).rel_ack(next).win(raw(r + 1)).ts(b_ms(ack_at), last_tsval).send();
+        states.push(round);
+    }
+    (t, states)
+}
+
+#[test]
+fn but_bytes_outstanding_above_the_inferred_window_say_its_scale_is_larger() {
+    // Three rounds of 39 segments under 59 × 1024 = 60,416 B (the scale inferred as 10),
+    // then 24 segments a round against a window read as 31 × 1024 = 31,744 B: 34,752 B
+    // outstanding, more than a segment above it (within the inference's allowance for a
+    // rebuilt flight's noise, so the shift stays 10), says the scale is larger (31 << 11):
+    // the window did not bind the sends, and the flat flight is not the window's.
+    let (t, states) = receiver_bursts(43, |r| if r < 3 { 39 } else { 24 }, |r| if r < 3 { 59 } else { 31 });
+    assert_eq!(t.fs.inferred_shift[B], Some(10));
+    assert!(states[42].contains(&LimitState::Sndbuf), "{:?}", states[42]);
+    assert!(!states[42][..20].contains(&LimitState::Rwnd), "{:?}", states[42]);
+}
