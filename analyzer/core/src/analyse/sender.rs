@@ -131,7 +131,7 @@ pub struct Sender {
     /// a segment never sent again from below the highest SACKed byte.
     reord_seen: u64,
     /// The least RACK reordering window the sender itself must have had: it delivered an
-    /// original it never resent this long past RACK's RTT (see `note_unresent_fill`).
+    /// original it never resent this long past RACK's RTT (see `note_reordering`).
     reo_floor_ns: i64,
     pub scoreboard: Scoreboard,
     /// Bytes cumulatively acknowledged (SND.UNA's progress), for the delivery rate.
@@ -300,31 +300,26 @@ impl Sender {
     /// Whether [s, e), below `fack` (the highest byte SACKed before this ACK), holds a
     /// hole's bytes sent only once: delivering them now means they came out of order
     /// (Linux tcp_check_sack_reordering; it takes an ACK's SACK blocks lowest first).
-    fn fills_hole_with_original(&self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) -> bool {
-        self.first_original_in_holes(s, e, fack).is_some()
-    }
-
-    /// When the earliest of the originals [s, e) delivers from holes below `fack` was sent.
-    fn first_original_in_holes(&self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) -> Option<i64> {
+    /// Gives when the first of them was sent (records are in sequence and sending order,
+    /// so the first found is the earliest).
+    fn original_filling_hole(&self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) -> Option<i64> {
         let e = e.min(fack?);
-        self.scoreboard
-            .holes(self.una)
-            .take_while(|h| h.0 < e)
-            .filter_map(|(hs, he)| {
-                let (a, b) = (hs.max(s), he.min(e));
-                (a < b).then(|| {
-                    self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).filter(|x| x.retrans == 0).map(|x| x.ts_ns).min()
-                })?
-            })
-            .min()
+        self.scoreboard.holes(self.una).take_while(|h| h.0 < e).find_map(|(hs, he)| {
+            let (a, b) = (hs.max(s), he.min(e));
+            if a >= b {
+                return None;
+            }
+            self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).find(|x| x.retrans == 0).map(|x| x.ts_ns)
+        })
     }
 
-    /// An original delivered out of order that the sender never resent: at its previous
-    /// ACK RACK had not deemed it lost, so its reordering window was wider than the time
-    /// by which that segment then trailed RACK's RTT (RFC 8985 §6.2). A capture that
-    /// starts mid-stream misses the D-SACKs that widened it; this is what it shows instead.
-    fn note_unresent_fill(&mut self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) {
-        let Some(sent) = self.first_original_in_holes(s, e, fack) else { return };
+    /// Reordering the sender detected: an original sent at `sent` delivered out of order,
+    /// never resent. At its previous ACK RACK had not deemed it lost, so its reordering
+    /// window was wider than the time by which that segment then trailed RACK's RTT
+    /// (RFC 8985 §6.2). A capture that starts mid-stream misses the D-SACKs that widened
+    /// it; this is what it shows instead.
+    fn note_reordering(&mut self, sent: i64) {
+        self.reord_seen += 1;
         if self.rack_xmit_ns.map_or(true, |x| x <= sent) {
             return; // nothing sent after it was delivered first: no RACK clock ran on it
         }
@@ -882,18 +877,16 @@ impl Sender {
         // when it shows up, as in Wireshark.
         let advanced = ack > self.una;
         let fack = self.scoreboard.highest();
-        if advanced && self.fills_hole_with_original(self.una, ack, fack) {
-            self.reord_seen += 1;
-            self.note_unresent_fill(self.una, ack, fack);
+        if let Some(sent) = advanced.then(|| self.original_filling_hole(self.una, ack, fack)).flatten() {
+            self.note_reordering(sent);
         }
         if advanced {
             self.advance(ack, ts, seg, notes);
         }
         let mut new_sack = false;
         for &(l, r) in sack_blocks {
-            if self.fills_hole_with_original(SeqNumber(l), SeqNumber(r), fack) {
-                self.reord_seen += 1;
-                self.note_unresent_fill(SeqNumber(l), SeqNumber(r), fack);
+            if let Some(sent) = self.original_filling_hole(SeqNumber(l), SeqNumber(r), fack) {
+                self.note_reordering(sent);
             }
             if self.scoreboard.add(SeqNumber(l), SeqNumber(r), self.una) > 0 {
                 new_sack = true;
