@@ -2,9 +2,9 @@
 
 The core declares every table's columns once (analyzer/core/src/emit/schema.rs); here they
 arrive as `pyarrow` record batches without a copy. The CLI uses this module so that it
-imports without pandas; `tcpdiag.api` turns the same tables into DataFrames. pyarrow and
-numpy are imported on first use (~0.2 s): the terminal and JSON reports read their few
-rows straight from the native batches (`column`, `Batch.rows`) and never need them.
+imports without pandas; `tcpdiag.api` turns the same tables into DataFrames. pyarrow is
+imported on first use (~0.2 s with the NumPy it loads): the terminal and JSON reports read
+their few rows straight from the native batches (`column`, `Batch.rows`) and never need it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from tcpdiag import _native
 from tcpdiag.errors import CaptureDamagedError, CaptureError, CaptureWarning, NotACaptureError, from_native
 
 if TYPE_CHECKING:
-    import numpy as np
     import pyarrow as pa
 
 
@@ -48,29 +47,6 @@ def column(batches: list[_native.Batch], name: str) -> list[Any]:
     for b in batches:
         out += b.column(name)
     return out
-
-
-#: Arrow type names whose values buffer NumPy reads as is, and the NumPy type.
-_NUMPY_TYPES = {"int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8", "uint8": "u1", "uint16": "u2",
-                "uint32": "u4", "uint64": "u8", "float": "f4", "double": "f8"}
-
-
-def numpy(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """A numeric column as a NumPy array, read from its values buffers. pyarrow's own
-    `to_numpy` imports pandas (~0.2 s at start-up), which the CLI otherwise never needs;
-    columns with nulls or of other types still go through it."""
-    import numpy as np
-    import pyarrow as pa
-
-    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
-    dtype = _NUMPY_TYPES.get(str(col.type))
-    if dtype is None or any(c.null_count for c in chunks):
-        return col.to_numpy()
-    parts = [np.frombuffer(c.buffers()[1], dtype, len(c), c.offset * np.dtype(dtype).itemsize)
-             for c in chunks if len(c)]
-    if len(parts) == 1:
-        return parts[0]
-    return np.concatenate(parts) if parts else np.empty(0, dtype)
 
 
 def empty(name: str) -> pa.Table:
