@@ -11,6 +11,7 @@ use super::dsack::dsack;
 use super::notes::{Evidence, PacketNotes, Reorder, RetransKind};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
+use super::vantage::{self, Vantage};
 use crate::decode::{flags, TcpSegment};
 use crate::flow::SeqNumber;
 
@@ -85,10 +86,6 @@ const PEER_TSVAL_SPAN_NS: i64 = 1_000_000_000;
 const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 const AT_SENDER_NS: i64 = 1_000_000;
-/// A data segment that left this soon after the ACK it echoes was captured next to its
-/// sender: anywhere else the turn-around takes at least the round trip between the capture
-/// point and the sender (a millisecond or more on any path with a middle).
-const SENDER_TURNAROUND_NS: i64 = 200_000;
 
 #[derive(Debug, Clone, Copy)]
 struct Snapshot {
@@ -601,10 +598,12 @@ impl Sender {
         if let Some(h) = self.a2d_hint_ns.filter(|&h| h < AT_SENDER_NS) {
             return h.max(0);
         }
-        // So does, without a handshake, any data segment sent at once on its ACK (an
-        // ACK-clocked send, or a paced one whose slot had passed): the recent minimum
-        // would otherwise take a paced sender's wait for distance.
-        if self.turns_around_at_once() {
+        // So do, without a handshake, the echo floors: a data segment sent at once on its
+        // ACK (an ACK-clocked send, or a paced one whose slot had passed), or ACK→data turns
+        // far quicker than data→ACK ones (what is left of them is the sender's own wait for
+        // its application or pacing slot). The flow's vantage is the same call, so the
+        // report and the model agree on where the capture point is.
+        if self.echo_vantage() == Some(Vantage::SenderSide) {
             return 0;
         }
         // A data segment may echo an older ACK (TS.Recent does not move on out-of-order
@@ -613,16 +612,16 @@ impl Sender {
         self.a2d_recent_min.or(self.a2d_hint_ns).unwrap_or(0).max(0)
     }
 
-    /// Some data segment left within [`SENDER_TURNAROUND_NS`] of the ACK it echoes: the
-    /// capture point is next to this sender.
+    /// Some data segment left within [`vantage::TURNAROUND_NS`] of the ACK it echoes: the
+    /// capture point is next to this sender, for good.
     pub fn turns_around_at_once(&self) -> bool {
-        self.a2d.min_ns.is_some_and(|m| m < SENDER_TURNAROUND_NS)
+        self.a2d.min_ns.is_some_and(|m| m < vantage::TURNAROUND_NS)
     }
 
-    /// Some data segment was acknowledged within [`SENDER_TURNAROUND_NS`] of leaving (the
-    /// ACK echoing it): the capture point is next to the receiver, which ACKs at once.
-    pub fn acked_at_once(&self) -> bool {
-        self.d2a.min_ns.is_some_and(|m| m < SENDER_TURNAROUND_NS)
+    /// Where the timestamp echoes seen so far place the capture point on this sender's
+    /// path ([`vantage::from_echo_floors`]); `None` without enough of them.
+    pub fn echo_vantage(&self) -> Option<Vantage> {
+        vantage::from_echo_floors(&self.a2d, &self.d2a)
     }
 
     /// The capture point is at (or within a millisecond of) this sender.

@@ -6,6 +6,7 @@
 //! the delays of data→ACK versus ACK→data (the sender answers ACKs at once; the receiver
 //! answers data at once).
 
+use super::rtt::RttEstimator;
 use crate::decode::{flags, TcpSegment};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -100,6 +101,45 @@ impl HandshakeTimes {
             Some(_) => Vantage::ReceiverSide,
         }
     }
+}
+
+/// Echoes each floor needs before two floors are compared: a first few can all carry a
+/// delayed ACK or an application's wait.
+const MIN_ECHOES: u64 = 8;
+/// A floor this low proves its end is beside the capture point: anywhere else the turn
+/// takes at least the round trip between the capture point and that end (a millisecond
+/// or more on any path with a middle).
+pub const TURNAROUND_NS: i64 = 200_000;
+
+/// Where the capture point sits, from the floors of the two timestamp-echo turns
+/// (RFC 7323 §4.3) of one direction: ACK → the data echoing it is the round trip capture
+/// point → sender → capture point plus the sender's wait (its application, its pacing);
+/// data → the ACK echoing it, the round trip to the receiver plus its delayed ACK. A floor
+/// under [`TURNAROUND_NS`] proves its end is beside the capture point; otherwise a floor
+/// [`DOMINANCE`] times the other places the point near the other's end, and comparable
+/// floors put it in the middle. Echoes cannot tell a sender's own wait from path: a sender
+/// that never turns at once (an application's timer, pacing at a low rate) but whose
+/// quickest turn is a fraction of the receiver's is taken as beside the capture point, as
+/// is a point within a fifth of the round trip of it. `None` without enough echoes.
+pub fn from_echo_floors(a2d: &RttEstimator, d2a: &RttEstimator) -> Option<Vantage> {
+    let below = |e: &RttEstimator| e.min_ns.is_some_and(|m| m < TURNAROUND_NS);
+    if below(a2d) {
+        return Some(Vantage::SenderSide);
+    }
+    if below(d2a) {
+        return Some(Vantage::ReceiverSide);
+    }
+    if a2d.samples < MIN_ECHOES || d2a.samples < MIN_ECHOES {
+        return None;
+    }
+    let (a, d) = (a2d.min_ns?, d2a.min_ns?);
+    Some(if d > DOMINANCE * a {
+        Vantage::SenderSide
+    } else if a > DOMINANCE * d {
+        Vantage::ReceiverSide
+    } else {
+        Vantage::Middle
+    })
 }
 
 /// Median-able delay samples, bounded: the first `CAP` of each kind.

@@ -208,9 +208,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let busy = lim.busy_ns().max(1);
     let share = |st: LimitState| lim.state_ns[st as usize] as f64 / busy as f64;
     let vantage = opts.vantage.unwrap_or_else(|| match fs.handshake.vantage(dd) {
-        Vantage::Unknown if s.turns_around_at_once() => Vantage::SenderSide,
-        Vantage::Unknown if s.acked_at_once() => Vantage::ReceiverSide,
-        Vantage::Unknown => fs.delays.vantage(dd),
+        Vantage::Unknown => s.echo_vantage().unwrap_or_else(|| fs.delays.vantage(dd)),
         v => v,
     });
     let start = s.first_data_ns.unwrap_or(fs.first_ts);

@@ -2,6 +2,7 @@
 //! lost, at the capture point; on pure ACKs too.
 
 use super::*;
+use crate::analyse::vantage::Vantage;
 
 /// A client-side capture (the sender of A's data): SYN/ACK after the whole RTT of 40 ms.
 fn at_sender() -> Trace {
@@ -172,6 +173,47 @@ fn a_dsack_alone_is_no_reordering_seen() {
     assert_eq!(n.in_flight, 0);
 }
 
+/// A capture begun mid-transfer at A, whose writer sends one segment `wait_us` after each
+/// ACK and never at once; B's ACK echoes each segment `ack_us` after it passes. Returns the
+/// notes of the last segment.
+fn stop_and_wait(t: &mut Trace, rounds: u32, ack_us: i64, wait_us: i64) -> PacketNotes {
+    let mut now = 0;
+    let mut n = t.seg(now, A).data(1, MSS).ts(100, 50).send();
+    for k in 1..=rounds {
+        now += ack_us;
+        t.seg(now, B).rel_ack(1 + k * MSS).ts(50 + k, 99 + k).send();
+        now += wait_us;
+        n = t.seg(now, A).data(1 + k * MSS, MSS).ts(100 + k, 50 + k).send();
+    }
+    n
+}
+
+#[test]
+fn a_writer_that_waits_after_every_ack_is_at_the_capture_point_when_the_ack_turn_is_far_slower() {
+    // A's writer waits 3 ms after each ACK; B's ACKs come back a whole 40 ms round trip
+    // after the data. Three turns do not tell yet...
+    let mut t = Trace::new();
+    stop_and_wait(&mut t, 3, 40_000, 3_000);
+    assert_eq!(t.fs.senders[A].echo_vantage(), None);
+    // ...ten do: 3 ms against 40 ms is A's own wait, not 3 ms of path between A and the
+    // capture point, and the segment just sent is all A has outstanding.
+    let mut t = Trace::new();
+    let n = stop_and_wait(&mut t, 10, 40_000, 3_000);
+    assert_eq!(t.fs.senders[A].echo_vantage(), Some(Vantage::SenderSide));
+    assert_eq!(t.fs.senders[A].a2d_ns(), 0);
+    assert_eq!((n.unacked, n.in_flight), (MSS as u64, MSS as u64));
+}
+
+#[test]
+fn comparable_ack_and_data_turns_place_the_capture_in_the_middle() {
+    // 20 ms to B and back, 20 ms to A and back: A acts on what the capture point saw 20 ms
+    // earlier.
+    let mut t = Trace::new();
+    stop_and_wait(&mut t, 10, 20_000, 20_000);
+    assert_eq!(t.fs.senders[A].echo_vantage(), Some(Vantage::Middle));
+    assert_eq!(t.fs.senders[A].a2d_ns(), 20_000_000);
+}
+
 #[test]
 fn an_ack_right_behind_its_data_places_the_capture_at_the_receiver() {
     // Mid-transfer, no handshake. At B the ACK of a pair leaves 30 µs after the data it
@@ -179,12 +221,11 @@ fn an_ack_right_behind_its_data_places_the_capture_at_the_receiver() {
     let mut at_b = Trace::new();
     at_b.seg(0, A).data(1, MSS).ts(100, 50).send();
     at_b.seg(30, B).rel_ack(1 + MSS).ts(60, 100).send();
-    assert!(at_b.fs.senders[A].acked_at_once());
-    assert!(!at_b.fs.senders[A].turns_around_at_once());
+    assert_eq!(at_b.fs.senders[A].echo_vantage(), Some(Vantage::ReceiverSide));
     let mut mid = Trace::new();
     mid.seg(0, A).data(1, MSS).ts(100, 50).send();
     mid.seg(5_000, B).rel_ack(1 + MSS).ts(60, 100).send();
-    assert!(!mid.fs.senders[A].acked_at_once());
+    assert_eq!(mid.fs.senders[A].echo_vantage(), None);
 }
 
 #[test]
