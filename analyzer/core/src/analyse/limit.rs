@@ -65,6 +65,13 @@ pub struct LimitTracker {
     rwnd_limited_byte_ns: f64,
     /// The integral of the window in force over the largest advertised before it.
     rwnd_limited_fill_ns: f64,
+    /// Whether the window in force is at most half the largest advertised before it (the
+    /// receiver holds at least as much unread data as it offers room for: Linux advertises
+    /// its free buffer), the busy time it was, and the window's integrals over that time.
+    rwnd_held: bool,
+    pub held_down_ns: i64,
+    held_down_byte_ns: f64,
+    held_down_fill_ns: f64,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
 }
@@ -104,6 +111,12 @@ impl LimitTracker {
                 self.since_data[self.settled as usize] += dt - now_state;
                 let limited = (self.state == LimitState::Rwnd) as i64 * now_state
                     + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
+                if self.rwnd_held {
+                    let busy = self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state);
+                    self.held_down_ns += busy;
+                    self.held_down_byte_ns += self.rwnd_now as f64 * busy as f64;
+                    self.held_down_fill_ns += self.rwnd_now as f64 / self.rwnd_peak as f64 * busy as f64;
+                }
                 if limited > 0 {
                     self.rwnd_limited_ns += limited;
                     self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
@@ -214,6 +227,7 @@ impl LimitTracker {
         self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, Window { bytes: settled.rwnd, ..w }, ts, flat_since, dry) };
         self.rwnd_now = rwnd.unwrap_or(0);
         self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
+        self.rwnd_held = rwnd.is_some_and(|w| 2 * w <= self.rwnd_peak);
         if state == LimitState::Sndbuf
             && !self.flat_credited
             && s.rtt.srtt_ns.is_some_and(|r| ts - self.flat_since >= PLATEAU_CREDIT_RTTS * r)
@@ -300,6 +314,13 @@ impl LimitTracker {
         let t = self.rwnd_limited_ns;
         (t > 0 && self.rwnd_limited_byte_ns > 0.0)
             .then(|| (self.rwnd_limited_byte_ns / t as f64) as u64)
+    }
+
+    /// While the window was held down (above), its mean and its mean share of the largest
+    /// advertised before it.
+    pub fn held_down_rwnd(&self) -> Option<(u64, f64)> {
+        let t = self.held_down_ns as f64;
+        (t > 0.0).then(|| ((self.held_down_byte_ns / t) as u64, self.held_down_fill_ns / t))
     }
 
     /// While the window limited the sender, its mean share of the largest window the

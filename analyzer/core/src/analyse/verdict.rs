@@ -6,6 +6,7 @@ use super::catalogue::FindingId;
 use super::ceiling::{Ceiling, Limit, PathRtt};
 use super::congestion::CcInference;
 use super::finding::{Finding, Value};
+use super::limit::LimitTracker;
 use super::flow_state::FlowState;
 use super::notes::LimitState;
 use super::units;
@@ -122,6 +123,22 @@ const STATIC_RWND_MAX: u64 = 4 << 20;
 /// The first recovery, at the end of slow start, explains the flow's losses when it holds at
 /// least this share of the genuine ones: the overshoot was at least as big as the rest.
 const OVERSHOOT_LOSS_SHARE: f64 = 0.5;
+/// A reader held the sender when the window was held at half its peak or less (at least
+/// as much unread data as room offered) for this share of the busy time, or when the window
+/// that limited the sender was that low on average ([`SLOW_READER_FILL`]).
+const SLOW_READER_HELD: f64 = 0.5;
+
+/// The window a slow reader held open, and its share of the largest advertised before it:
+/// while held down when that was most of the busy time, else while it limited the sender
+/// if it was low then. `None`: no reader held the sender.
+fn slow_reader(lim: &LimitTracker, held_share: f64, peak: u64) -> Option<(u64, f64)> {
+    if held_share >= SLOW_READER_HELD {
+        return lim.held_down_rwnd();
+    }
+    let fill = lim.limiting_rwnd_fill().filter(|&f| f <= SLOW_READER_FILL)?;
+    Some((lim.limiting_rwnd().unwrap_or(peak), fill))
+}
+
 /// A receive window whose SYN scale is this many shifts above the smallest that expresses
 /// the largest window advertised stopped at a maximum the stack did not plan for. A buffer
 /// fixed before the handshake stays within one: the shift is the smallest that covers the
@@ -266,6 +283,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
 
     // Receive window: zero windows, scaling absent, static buffer, or simply too small.
     let rwnd_share = share(LimitState::Rwnd) + share(LimitState::ZeroWindow);
+    // Busy time with the window held at half its peak or less. A pacing sender (BBR) sends
+    // at the rate the reader drains and seldom fills the window it leaves, so this, not the
+    // window-bound time, shows a reader setting the pace.
+    let held_share = lim.held_down_ns as f64 / busy as f64;
     let rwnd = fs.rwnd_max[dd];
     let rwnd_ceiling = Ceiling::compute(Limit::Rwnd, Some(rwnd), None, path, goodput, opts.target_bps);
     let ceiling_value = |c: &Ceiling| c.ceiling_bps.map_or(Value::text("?"), Value::Rate);
@@ -285,7 +306,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             ],
         ));
     }
-    if rwnd_share >= MIN_SHARE {
+    if rwnd_share >= MIN_SHARE || held_share >= SLOW_READER_HELD {
         // Time at a zero window counts here too: a flow whose window was only ever closed
         // has no frame in the rwnd state, so its first zero-window frame stands for it.
         let first = match lim.first_frame[LimitState::Rwnd as usize] {
@@ -312,12 +333,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             };
             values.push(("who", Value::text(who)));
             FindingId::WscaleMissing
-        } else if let Some(fill) = lim.limiting_rwnd_fill().filter(|&f| f <= SLOW_READER_FILL) {
+        } else if let Some((open, fill)) = slow_reader(lim, held_share, rwnd) {
             // The reader's pace, not window ÷ RTT, set the rate: no ceiling to state. The
-            // window shown is the one open while it limited, not the largest.
+            // window shown is the one open while it held the sender, not the largest.
             values = vec![
-                ("share", Value::Share(rwnd_share)),
-                ("rwnd", Value::Bytes(lim.limiting_rwnd().unwrap_or(rwnd))),
+                ("share", Value::Share(rwnd_share.max(held_share))),
+                ("rwnd", Value::Bytes(open)),
                 ("fill", Value::Share(fill)),
                 ("peak", Value::Bytes(rwnd)),
             ];
@@ -335,7 +356,11 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             FindingId::RwndLimited
         };
         // Scaling off is the configuration fault behind the zero-window stalls' window too.
-        let share = rwnd_share + if id == FindingId::WscaleMissing { 0.02 } else { 0.0 };
+        let share = match id {
+            FindingId::WscaleMissing => rwnd_share + 0.02,
+            FindingId::RwndSlowReader => rwnd_share.max(held_share),
+            _ => rwnd_share,
+        };
         f.push(Finding::new(id, share, frames, values));
     }
 

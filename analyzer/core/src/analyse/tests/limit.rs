@@ -1,6 +1,7 @@
 //! What limits the sender at a moment (the idea of Linux's chrono counters).
 
 use super::*;
+use crate::analyse::catalogue::FindingId;
 use crate::analyse::notes::LimitState;
 
 #[test]
@@ -277,4 +278,32 @@ fn but_bytes_outstanding_above_the_inferred_window_say_its_scale_is_larger() {
     assert_eq!(t.fs.inferred_shift[B], Some(10));
     assert!(states[42].contains(&LimitState::Sndbuf), "{:?}", states[42]);
     assert!(!states[42][..20].contains(&LimitState::Rwnd), "{:?}", states[42]);
+}
+
+#[test]
+fn a_paced_sender_under_a_window_held_at_a_quarter_of_its_peak_is_held_by_its_reader() {
+    // BBR pacing at the reader's rate: a segment every 5 ms over a 40 ms round trip, so
+    // eight out and the window never full. B offers 64 KiB, then, its application reading
+    // slowly, 16 KiB for the rest of the transfer: unread data fills the rest of its buffer.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let mut events = Vec::new();
+    for k in 0..400u32 {
+        let sent = 40_200 + k as i64 * 5_000;
+        events.push((sent, k, true));
+        events.push((sent + 40_000, k, false));
+    }
+    events.sort();
+    for (at, k, data) in events {
+        if data {
+            t.seg(at, A).data(1 + k * MSS, MSS).send();
+        } else {
+            let raw = if k < 40 { 512 } else { 128 };
+            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).win(raw).send();
+        }
+    }
+    let v = t.verdict();
+    assert_eq!(v.state_ns[LimitState::Rwnd as usize], 0, "never window-bound");
+    assert_eq!(v.findings[0].id, FindingId::RwndSlowReader);
+    assert!(v.findings[0].share > 0.8, "held down ~90 % of the busy time: {}", v.findings[0].share);
 }
