@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ANALYSE = ROOT / "analyzer" / "core" / "src" / "analyse"
-WORDS = {1: "one", 2: "two", 8: "eight"}
+WORDS = {1: "one", 2: "two", 4: "four", 8: "eight"}
 
 
 def constants() -> dict[str, float]:
@@ -64,6 +64,8 @@ PHRASES = [
     ("engine.md", "a dip below the band for at most {0} RTT too", [("DIP_RTTS", word)]),
     ("engine.md", "the window binds ≥ {0} % of busy time", [("MIN_SHARE", pct)]),
     ("engine.md", "averaged at most {0} the largest", [("SLOW_READER_FILL", half)]),
+    ("engine.md", "for {0} the busy time or more, bound or not", [("SLOW_READER_HELD", half)]),
+    ("verdicts.md", "or less for {0} the busy time or more is a slow reader", [("SLOW_READER_HELD", half)]),
     ("engine.md", "SYN scale {0} or more shifts above", [("SPARE_SHIFTS", word)]),
     ("verdicts.md", "needed {0} or more shifts fewer than the SYN offered", [("SPARE_SHIFTS", word)]),
     ("engine.md", "holds at least {0} the genuine losses", [("OVERSHOOT_LOSS_SHARE", half)]),
@@ -74,7 +76,8 @@ PHRASES = [
     ("engine.md", "neither within {0} µs of an ACK nor within {1} µs of the previous segment",
      [("ON_ACK_NS", us), ("BACK_TO_BACK_NS", us)]),
     ("engine.md", "≥ {0} % paced, ≤ {1} % ACK-clocked", [("PACED_SHARE", pct), ("CLOCKED_SHARE", pct)]),
-    ("engine.md", "one data segment that left within {0} ms of the ACK it echoes", [("SENDER_TURNAROUND_NS", ms)]),
+    ("engine.md", "A floor under {0} ms puts its end beside the capture point", [("TURNAROUND_NS", ms)]),
+    ("engine.md", "a floor {0} times the other", [("DOMINANCE", word)]),
 ]
 
 
