@@ -516,7 +516,11 @@ impl Sender {
         notes.retrans_of = orig_frame;
         if !self.in_recovery {
             self.in_recovery = true;
-            let in_slow_start = self.recoveries.is_empty() && ended_slow_start(&self.rounds);
+            // A connection captured from its SYN is in its first slow start until its first
+            // loss (ssthresh starts infinite, RFC 5681 §3.1): a loss in its first two rounds
+            // ends it before any round could show the doubling.
+            let first_rounds = self.syn_seen && self.rounds.iter().filter(|&&r| r > 0).count() < 2;
+            let in_slow_start = self.recoveries.is_empty() && (first_rounds || ended_slow_start(&self.rounds));
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,

@@ -74,3 +74,33 @@ fn one_byte_at_the_edge_of_a_zero_window_is_a_probe() {
     let n = t.seg(700_000, A).data(1 + 4 * MSS, 1).send();
     assert!(n.zero_window_probe && n.retrans == RetransKind::None);
 }
+
+#[test]
+fn a_loss_in_the_first_round_after_the_handshake_ends_the_first_slow_start() {
+    // The initial window overflows a tiny bottleneck queue: its second segment is lost.
+    // No round has been counted yet, let alone one that doubled, but a connection seen from
+    // its SYN has been in slow start since (ssthresh starts infinite, RFC 5681 §3.1).
+    let mut t = four_segments_sent();
+    t.seg(81_000, B).rel_ack(1 + MSS).send();
+    for k in 0..2 {
+        t.seg(81_001 + k, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + (3 + k as u32) * MSS)]).send();
+    }
+    t.seg(81_100, A).data(1 + MSS, MSS).send();
+    assert!(t.fs.senders[A].recoveries[0].in_slow_start);
+}
+
+#[test]
+fn a_first_loss_without_the_handshake_needs_a_doubling_round_to_end_a_slow_start() {
+    // The same losses in a capture that starts mid-transfer: nothing says the sender was
+    // still in slow start.
+    let mut t = Trace::new();
+    for k in 0..4 {
+        t.seg(1_000 + k, A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    t.seg(41_000, B).rel_ack(1 + MSS).send();
+    for k in 0..2 {
+        t.seg(41_001 + k, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + (3 + k as u32) * MSS)]).send();
+    }
+    t.seg(41_100, A).data(1 + MSS, MSS).send();
+    assert!(!t.fs.senders[A].recoveries[0].in_slow_start);
+}
