@@ -434,8 +434,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         let p = genuine as f64 / s.data_segments as f64;
         // Mathis et al.: MSS/RTT · 1.22/√p, the rate such loss allows (unknown without an RTT).
         let mathis = path.map_or(Value::text("?"), |r| Value::Rate(mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p.sqrt()));
-        // On a full link the losses are the queue's: no finding of their own.
-        if !overshoot_explains_losses && !link_full && (share(LimitState::Recovery) > 0.1 || p > 0.001) {
+        // On a full link the losses are the queue's: no finding of their own. Elsewhere they
+        // count when recovery took real time, when they were frequent, or when the
+        // congestion window held the sender most of the time below a link it did not fill:
+        // what kept the window down was its answer to them (CUBIC and Reno regrow slowly on
+        // a long path, so a handful of losses hold them there for seconds).
+        let window_kept_down = share(LimitState::Cwnd) >= CWND_HELD;
+        if !overshoot_explains_losses && !link_full && (share(LimitState::Recovery) > 0.1 || p > 0.001 || window_kept_down) {
             f.push(Finding::new(
                 FindingId::LossLimited,
                 loss_share,

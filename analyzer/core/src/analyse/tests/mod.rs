@@ -11,6 +11,7 @@ mod flight;
 mod limit;
 mod retransmission;
 mod spurious;
+mod verdict;
 mod window;
 
 use super::notes::PacketNotes;

@@ -1,0 +1,78 @@
+//! Whole-flow verdicts from traces long enough to have time shares.
+
+use super::*;
+use crate::analyse::catalogue::FindingId;
+
+/// Reno in congestion avoidance over a 40 ms path it does not fill: each ACK releases a
+/// segment, each round adds one. Segment `lost` (if any) is dropped: the segments after it
+/// are SACKed by duplicate ACKs, the third of which resends it; the ACKs in recovery release
+/// nothing, so the window comes back at the segments sent before the loss (about half).
+fn reno_rounds(rounds: u32, lost: Option<u32>) -> Trace {
+    const RTT: i64 = 40_000;
+    let mut t = Trace::new();
+    t.handshake(RTT, 100, Some(7));
+    let mut next = 0u32;
+    let mut flight = Vec::new();
+    for _ in 0..10 {
+        t.seg(41_000, A).data(1 + next * MSS, MSS).send();
+        flight.push(next);
+        next += 1;
+    }
+    let mut recovered_to = None;
+    for r in 1..=rounds as i64 {
+        let start = 41_000 + r * RTT;
+        let sent = std::mem::take(&mut flight);
+        if let Some(end) = recovered_to.take() {
+            // The resent segment arrived: one ACK covers it and everything SACKed.
+            t.seg(start - 50, B).rel_ack(1 + end * MSS).send();
+        }
+        let mut hole = None;
+        for (i, &k) in sent.iter().enumerate() {
+            let at = start + i as i64 * 100;
+            if lost == Some(k) {
+                hole = Some((k, 0));
+                continue;
+            }
+            match hole.as_mut() {
+                Some((h, dups)) => {
+                    t.seg(at, B).rel_ack(1 + *h * MSS).sack(&[(1 + (*h + 1) * MSS, 1 + (k + 1) * MSS)]).send();
+                    *dups += 1;
+                    if *dups == 3 {
+                        t.seg(at + 10, A).data(1 + *h * MSS, MSS).send();
+                    }
+                }
+                None => {
+                    t.seg(at, B).rel_ack(1 + (k + 1) * MSS).send();
+                    t.seg(at + 10, A).data(1 + next * MSS, MSS).send();
+                    flight.push(next);
+                    next += 1;
+                }
+            }
+        }
+        match hole {
+            Some(_) => recovered_to = sent.last().map(|&k| k + 1),
+            None => {
+                let at = start + sent.len() as i64 * 100 + 20;
+                t.seg(at, A).data(1 + next * MSS, MSS).send();
+                flight.push(next);
+                next += 1;
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn one_loss_that_keeps_reno_below_a_link_it_never_fills_limits_it() {
+    // About 4,000 segments and one loss (p = 0.03 %, recovery one round of 80): the window
+    // spends the rest of the transfer regrowing a segment a round.
+    let v = reno_rounds(80, Some(200)).verdict();
+    assert_eq!(v.retrans_segments, 1);
+    assert_eq!(v.findings[0].id, FindingId::LossLimited, "{:?}", v.findings);
+}
+
+#[test]
+fn without_the_loss_the_same_flow_is_not_loss_limited() {
+    let v = reno_rounds(80, None).verdict();
+    assert!(v.findings.iter().all(|f| f.id != FindingId::LossLimited), "{:?}", v.findings);
+}
