@@ -175,12 +175,18 @@ pub struct Sender {
     pub d2a: RttEstimator,
     pub a2d: RttEstimator,
     /// From the handshake when timestamps are off: ACK → data delay at the capture point.
-    pub a2d_hint_ns: Option<i64>,
+    /// Set through [`Self::set_a2d_hint`], which keeps `lag_ns` current.
+    a2d_hint_ns: Option<i64>,
     /// The last ACK→data samples (ring) for a robust minimum.
     /// Allocated with the first sample: most flows of a scan never echo a timestamp.
     a2d_recent: Option<Box<[i64; A2D_RECENT]>>,
     a2d_recent_min: Option<i64>,
     a2d_next: usize,
+    /// [`Self::a2d_ns`] and [`Self::at_sender_for_good`], recomputed when the ACK→data
+    /// samples or the hint change (they are read several times a packet, the inputs move
+    /// once a round trip at most).
+    lag_ns: i64,
+    lag_for_good: bool,
     sent_tsvals: VecDeque<(u32, i64)>,
     peer_tsvals: VecDeque<(u32, i64)>,
     /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
@@ -549,16 +555,21 @@ impl Sender {
             self.sent_tsvals.push_back((val, ts));
         }
         if let Some(t) = take_echo(&mut self.peer_tsvals, ecr) {
-            self.a2d.sample(ts - t);
-            if !(0..=600_000_000_000).contains(&(ts - t)) {
-                return; // a clock jump, as RttEstimator::sample says
-            }
-            // A ring of the last samples; slots not yet filled hold i64::MAX.
-            let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
-            ring[self.a2d_next] = ts - t;
-            self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
-            self.a2d_recent_min = ring.iter().copied().min();
+            self.note_a2d_sample(ts - t);
+            self.refresh_lag();
         }
+    }
+
+    fn note_a2d_sample(&mut self, a2d: i64) {
+        self.a2d.sample(a2d);
+        if !(0..=600_000_000_000).contains(&a2d) {
+            return; // a clock jump, as RttEstimator::sample says
+        }
+        // A ring of the last samples; slots not yet filled hold i64::MAX.
+        let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
+        ring[self.a2d_next] = a2d;
+        self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
+        self.a2d_recent_min = ring.iter().copied().min();
     }
 
     fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
@@ -585,6 +596,7 @@ impl Sender {
             return;
         }
         self.a2d_hint_ns = Some(hint);
+        self.refresh_lag();
         if let Some(part) = self.pending_syn_rtt.take() {
             let lag = self.a2d_ns();
             let r = part + if lag >= AT_SENDER_NS { lag } else { 0 };
@@ -594,7 +606,17 @@ impl Sender {
     }
 
     /// ACK → data delay at the capture point (0 at the sender).
+    #[inline]
     pub fn a2d_ns(&self) -> i64 {
+        self.lag_ns
+    }
+
+    fn refresh_lag(&mut self) {
+        self.lag_ns = self.compute_a2d_ns();
+        self.lag_for_good = self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once();
+    }
+
+    fn compute_a2d_ns(&self) -> i64 {
         // A handshake that shows the capture point at the sender settles it: the handshake's
         // ACK leaves as soon as the SYN/ACK arrives, while a data segment may wait after an
         // ACK for its pacing slot (BBR at a low rate: milliseconds) or its application.
@@ -640,7 +662,7 @@ impl Sender {
     /// once on its ACK showed it, and neither is ever taken back (`a2d_ns` stays under
     /// [`AT_SENDER_NS`]), so views never look back.
     fn at_sender_for_good(&self) -> bool {
-        self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once()
+        self.lag_for_good
     }
 
     fn snapshot(&mut self, ts: i64) {
