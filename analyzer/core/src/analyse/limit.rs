@@ -93,6 +93,7 @@ struct Window {
 
 impl LimitTracker {
     /// Charges the time since the previous packet to the state then in force.
+    #[inline]
     pub fn charge(&mut self, ts: i64) {
         if let Some(prev) = self.last_ts {
             if ts > prev && self.state == self.settled && self.state != LimitState::Rwnd {
