@@ -567,9 +567,15 @@ impl Sender {
         }
         // A ring of the last samples; slots not yet filled hold i64::MAX.
         let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
-        ring[self.a2d_next] = a2d;
+        let evicted = std::mem::replace(&mut ring[self.a2d_next], a2d);
         self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
-        self.a2d_recent_min = ring.iter().copied().min();
+        // The minimum moves only when the new sample is below it or the one it replaced
+        // was it: only then is the ring scanned.
+        self.a2d_recent_min = Some(match self.a2d_recent_min {
+            Some(m) if a2d <= m => a2d,
+            Some(m) if evicted != m => m,
+            _ => ring.iter().copied().min().unwrap_or(i64::MAX),
+        });
     }
 
     fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
