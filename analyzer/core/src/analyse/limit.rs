@@ -96,11 +96,14 @@ impl LimitTracker {
     #[inline]
     pub fn charge(&mut self, ts: i64) {
         if let Some(prev) = self.last_ts {
-            if ts > prev && self.state == self.settled && self.state != LimitState::Rwnd {
-                // One state for the whole gap (the usual case): no split, no window integral.
+            if ts > prev && self.state == self.settled {
+                // One state for the whole gap (the usual case): no split.
                 let dt = ts - prev;
                 self.state_ns[self.state as usize] += dt;
                 self.since_data[self.state as usize] += dt;
+                if self.state == LimitState::Rwnd {
+                    self.integrate_rwnd(dt);
+                }
             } else if ts > prev {
                 let dt = ts - prev;
                 let now_state = dt.min(self.lag_ns);
@@ -111,14 +114,18 @@ impl LimitTracker {
                 let limited = (self.state == LimitState::Rwnd) as i64 * now_state
                     + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
                 if limited > 0 {
-                    self.rwnd_limited_ns += limited;
-                    self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
-                    self.rwnd_limited_fill_ns +=
-                        self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
+                    self.integrate_rwnd(limited);
                 }
             }
         }
         self.last_ts = Some(ts);
+    }
+
+    /// `limited` ns more in the rwnd state, under the window in force.
+    fn integrate_rwnd(&mut self, limited: i64) {
+        self.rwnd_limited_ns += limited;
+        self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
+        self.rwnd_limited_fill_ns += self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
     }
 
     /// New data of this direction was seen.
@@ -197,6 +204,7 @@ impl LimitTracker {
     /// Decides the state after a packet. `rwnd`: the receiver's window for this
     /// direction (None if never advertised).
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn update(
         &mut self,
         s: &Sender,
