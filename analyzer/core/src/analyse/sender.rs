@@ -266,11 +266,16 @@ impl Sender {
     /// sent more than RTT + reo_wnd ago (a later segment got through), or — while no
     /// reordering has been seen — when DupThresh segments are SACKed above it.
     /// Retransmitted bytes count as in flight again.
+    #[inline]
     pub fn pipe(&self, now: i64) -> u64 {
         let unacked = self.unacked();
         if self.scoreboard.is_empty() {
-            return unacked;
+            return unacked; // nothing SACKed, nothing deemed lost: the usual case, inlined
         }
+        self.pipe_with_holes(unacked, now)
+    }
+
+    fn pipe_with_holes(&self, unacked: u64, now: i64) -> u64 {
         let sacked = self.scoreboard.sacked_bytes() as u64;
         unacked.saturating_sub(sacked + self.lost_bytes(now))
     }
@@ -671,6 +676,7 @@ impl Sender {
         self.lag_for_good
     }
 
+    #[inline]
     fn snapshot(&mut self, ts: i64) {
         // Before this direction sent anything there is no SND.UNA to remember (a window
         // advertised in the peer's SYN comes first): a view then falls back to now. At the
@@ -678,6 +684,10 @@ impl Sender {
         if !self.started || self.at_sender_for_good() {
             return;
         }
+        self.push_snapshot(ts);
+    }
+
+    fn push_snapshot(&mut self, ts: i64) {
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
         // Views look back one ACK→data delay: keep twice that (and a millisecond).
         let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
@@ -905,7 +915,8 @@ impl Sender {
         // when it shows up, as in Wireshark.
         let advanced = ack > self.una;
         let fack = self.scoreboard.highest();
-        if let Some(sent) = advanced.then(|| self.original_filling_hole(self.una, ack, fack)).flatten() {
+        // (Nothing SACKed, no hole to fill: the usual ACK skips the scan.)
+        if let Some(sent) = (advanced && fack.is_some()).then(|| self.original_filling_hole(self.una, ack, fack)).flatten() {
             self.note_reordering(sent);
         }
         if advanced {
