@@ -196,7 +196,11 @@ pub struct Sender {
     pub rwnd: Option<u64>,
     /// Highest flight in each of the last few round trips (slow-start detection).
     rounds: VecDeque<u64>,
-    recent: VecDeque<(SeqNumber, SeqNumber, u16)>,
+    /// The last RECENT_MEMORY new or resent segments (seq, end, IPv4 ID), a ring (order
+    /// does not matter to `is_duplicate`): allocated with the first, as a deque was.
+    recent: Option<Box<[(SeqNumber, SeqNumber, u16); RECENT_MEMORY]>>,
+    recent_len: usize,
+    recent_next: usize,
     /// The byte zero-window probes carry.
     probe_seq: Option<SeqNumber>,
     pending_syn_rtt: Option<i64>,
@@ -756,14 +760,16 @@ impl Sender {
     fn is_duplicate(&self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) -> bool {
         seg.ip_version == 4
             && seg.ip_id != 0
-            && self.recent.iter().any(|&(s, e, id)| s == seq && e == end && id == seg.ip_id)
+            && self.recent.as_ref().is_some_and(|ring| {
+                ring[..self.recent_len].iter().any(|&(s, e, id)| s == seq && e == end && id == seg.ip_id)
+            })
     }
 
     fn remember(&mut self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) {
-        if self.recent.len() == RECENT_MEMORY {
-            self.recent.pop_front();
-        }
-        self.recent.push_back((seq, end, seg.ip_id));
+        let ring = self.recent.get_or_insert_with(|| Box::new([(SeqNumber(0), SeqNumber(0), 0); RECENT_MEMORY]));
+        ring[self.recent_next] = (seq, end, seg.ip_id);
+        self.recent_next = (self.recent_next + 1) % RECENT_MEMORY;
+        self.recent_len = (self.recent_len + 1).min(RECENT_MEMORY);
     }
 
     /// Counts new data per round trip (SRTT-long buckets): it doubles each round in slow
