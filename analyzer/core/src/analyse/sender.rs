@@ -425,6 +425,7 @@ impl Sender {
     }
 
     /// A segment carrying data (or SYN/FIN) in this direction.
+    #[inline]
     pub fn on_data(&mut self, seg: &TcpSegment, frame: u64, ts: i64, peer_rwnd: u64, notes: &mut PacketNotes) {
         let syn = seg.flags & flags::SYN != 0;
         let fin = seg.flags & flags::FIN != 0;
@@ -879,6 +880,7 @@ impl Sender {
     }
 
     /// An ACK from the other side, acknowledging this direction's data.
+    #[inline]
     pub fn on_ack(&mut self, seg: &TcpSegment, frame: u64, ts: i64, notes: &mut PacketNotes) {
         if seg.flags & flags::ACK == 0 {
             return;
