@@ -100,9 +100,18 @@ struct Window {
 
 impl LimitTracker {
     /// Charges the time since the previous packet to the state then in force.
+    #[inline]
     pub fn charge(&mut self, ts: i64) {
         if let Some(prev) = self.last_ts {
-            if ts > prev {
+            if ts > prev && self.state == self.settled {
+                // One state for the whole gap (the usual case): no split.
+                let dt = ts - prev;
+                self.state_ns[self.state as usize] += dt;
+                self.since_data[self.state as usize] += dt;
+                if self.state == LimitState::Rwnd {
+                    self.integrate_rwnd(dt);
+                }
+            } else if ts > prev {
                 let dt = ts - prev;
                 let now_state = dt.min(self.lag_ns);
                 self.state_ns[self.state as usize] += now_state;
@@ -118,14 +127,18 @@ impl LimitTracker {
                     self.held_down_fill_ns += self.rwnd_now as f64 / self.rwnd_peak as f64 * busy as f64;
                 }
                 if limited > 0 {
-                    self.rwnd_limited_ns += limited;
-                    self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
-                    self.rwnd_limited_fill_ns +=
-                        self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
+                    self.integrate_rwnd(limited);
                 }
             }
         }
         self.last_ts = Some(ts);
+    }
+
+    /// `limited` ns more in the rwnd state, under the window in force.
+    fn integrate_rwnd(&mut self, limited: i64) {
+        self.rwnd_limited_ns += limited;
+        self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
+        self.rwnd_limited_fill_ns += self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
     }
 
     /// New data of this direction was seen.
@@ -194,9 +207,17 @@ impl LimitTracker {
         self.flat_peak as f64 >= self.flat_first_peak as f64 + floor
     }
 
+    /// The flight has stayed in one band, not growing as an opening cwnd does, for
+    /// FLAT_RTTS round trips. No flight sample yet (the first round trips): nothing has
+    /// been flat. The float test of growth runs last: it decides only old stretches.
+    fn plateau_held(&self, ts: i64, srtt: i64, mss: u64) -> bool {
+        self.flat_level != 0 && ts - self.flat_since >= FLAT_RTTS * srtt && !self.still_growing(ts, srtt, mss)
+    }
+
     /// Decides the state after a packet. `rwnd`: the receiver's window for this
     /// direction (None if never advertised).
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn update(
         &mut self,
         s: &Sender,
@@ -208,23 +229,27 @@ impl LimitTracker {
         ts: i64,
         frame: u64,
     ) -> LimitState {
-        let growing = s.rtt.srtt_ns.is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
-        // No flight sample yet (the first round trips): nothing has been flat.
-        let flat_since = if growing || self.flat_level == 0 { ts } else { self.flat_since };
+        let plateau_held = |srtt: i64| self.plateau_held(ts, srtt, s.mss.max(536) as u64);
         let dry = match (self.ran_dry_ns, s.rtt.srtt_ns) {
             (Some(t), Some(r)) => ts - t <= DRY_RTTS * r,
             (dried, None) => dried.is_some(),
             (None, _) => false,
         };
         let w = Window { bytes: rwnd, inferred: window_inferred };
-        let state = Self::decide(s, view, cwnd, w, ts, flat_since, dry);
+        let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, dry);
+        // The settled decision differs only in the flight and window it reads: with the
+        // same ones (always at the sender, where the settled view is the view) it is `state`.
+        let settled_w = Window { bytes: settled.rwnd, ..w };
+        let same_inputs = settled.unacked == view.unacked && settled_w.bytes == w.bytes;
+        let settled_state =
+            if same_inputs { state } else { Self::decide(s, settled, cwnd, settled_w, ts, &plateau_held, dry) };
         if state == LimitState::Idle {
             // A send buffer never empties: whatever was flat before the pause was not it.
             self.flat_level = 0;
             self.dip_since = None;
         }
         self.lag_ns = s.a2d_ns();
-        self.settled = if self.lag_ns == 0 { state } else { Self::decide(s, settled, cwnd, Window { bytes: settled.rwnd, ..w }, ts, flat_since, dry) };
+        self.settled = if self.lag_ns == 0 { state } else { settled_state };
         self.rwnd_now = rwnd.unwrap_or(0);
         self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
         self.rwnd_held = rwnd.is_some_and(|w| 2 * w <= self.rwnd_peak);
@@ -242,7 +267,7 @@ impl LimitTracker {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, flat_since: i64, dry: bool) -> LimitState {
+    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, dry: bool) -> LimitState {
         let rwnd = window.bytes;
         if !s.started || s.data_segments == 0 {
             return LimitState::Unknown;
@@ -280,7 +305,7 @@ impl LimitTracker {
             // A loss inside the stretch does not end it by itself: a window the loss cut
             // (CUBIC's β, Reno's ½, a timeout) takes the flight out of the band for longer
             // than a dip; a flight back at its level at once was never the cwnd's.
-            if ts - flat_since >= FLAT_RTTS * srtt {
+            if plateau_held(srtt) {
                 // A plateau whose top leaves less than a segment of the window free is the
                 // window's (the usable-window test above, at the plateau's level). Away from
                 // the sender the flight is rebuilt from ACKs matched by timestamp echoes, so
@@ -355,19 +380,25 @@ impl LimitTracker {
 mod tests {
     use super::*;
 
+    /// A flight flat (not growing) since `since`, as `decide` asks about it at `ts`.
+    fn flat_since(ts: i64, since: i64) -> impl Fn(i64) -> bool {
+        move |srtt| ts - since >= FLAT_RTTS * srtt
+    }
+
     /// A flight flat for ten 40 ms round trips, four segments under a 1 MB window, no loss,
     /// as the capture point sees it `lag_ms` of ACK→data delay away from the sender.
     fn plateau_under_window(lag_ms: i64, inferred: bool) -> LimitState {
         let mss = 1448u64;
         let w = 1_000_000u64;
         let mut s = Sender::default();
-        (s.started, s.data_segments, s.mss, s.a2d_hint_ns) = (true, 1000, mss as u32, Some(lag_ms * 1_000_000));
+        (s.started, s.data_segments, s.mss) = (true, 1000, mss as u32);
+        s.set_a2d_hint(lag_ms * 1_000_000);
         s.rtt.srtt_ns = Some(40_000_000);
         let mut cwnd = CwndEstimator::default();
         cwnd.value = w - 4 * mss;
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, ts - 400_000_000, false)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 400_000_000), false)
     }
 
     /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
@@ -375,13 +406,14 @@ mod tests {
         let mss = 1448u64;
         let w = 113_920u64;
         let mut s = Sender::default();
-        (s.started, s.data_segments, s.mss, s.a2d_hint_ns) = (true, 1000, mss as u32, Some(40_000_000));
+        (s.started, s.data_segments, s.mss) = (true, 1000, mss as u32);
+        s.set_a2d_hint(40_000_000);
         s.rtt.srtt_ns = Some(42_000_000);
         let mut cwnd = CwndEstimator::default();
         cwnd.value = flight;
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, ts - 40_000_000, false)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 40_000_000), false)
     }
 
     #[test]
@@ -422,7 +454,7 @@ mod tests {
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };
-        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false }, ts, ts, false)
+        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false }, ts, &flat_since(ts, ts), false)
     }
 
     #[test]

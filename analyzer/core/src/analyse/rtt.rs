@@ -30,9 +30,10 @@ impl RttEstimator {
                 self.rttvar_ns = rtt_ns / 2;
             }
             Some(srtt) => {
-                // RFC 6298 §2.3 with alpha = 1/8, beta = 1/4.
-                self.rttvar_ns = (3 * self.rttvar_ns + (srtt - rtt_ns).abs()) / 4;
-                self.srtt_ns = Some((7 * srtt + rtt_ns) / 8);
+                // RFC 6298 §2.3 with alpha = 1/8, beta = 1/4. Every term is non-negative
+                // (samples are at least 1 ns): divided unsigned, the divisions are shifts.
+                self.rttvar_ns = ((3 * self.rttvar_ns + (srtt - rtt_ns).abs()) as u64 / 4) as i64;
+                self.srtt_ns = Some(((7 * srtt + rtt_ns) as u64 / 8) as i64);
             }
         }
     }

@@ -172,12 +172,18 @@ pub struct Sender {
     pub d2a: RttEstimator,
     pub a2d: RttEstimator,
     /// From the handshake when timestamps are off: ACK → data delay at the capture point.
-    pub a2d_hint_ns: Option<i64>,
+    /// Set through [`Self::set_a2d_hint`], which keeps `lag_ns` current.
+    a2d_hint_ns: Option<i64>,
     /// The last ACK→data samples (ring) for a robust minimum.
     /// Allocated with the first sample: most flows of a scan never echo a timestamp.
     a2d_recent: Option<Box<[i64; A2D_RECENT]>>,
     a2d_recent_min: Option<i64>,
     a2d_next: usize,
+    /// [`Self::a2d_ns`] and [`Self::at_sender_for_good`], recomputed when the ACK→data
+    /// samples or the hint change (they are read several times a packet, the inputs move
+    /// once a round trip at most).
+    lag_ns: i64,
+    lag_for_good: bool,
     sent_tsvals: VecDeque<(u32, i64)>,
     peer_tsvals: VecDeque<(u32, i64)>,
     /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
@@ -187,7 +193,11 @@ pub struct Sender {
     pub rwnd: Option<u64>,
     /// Highest flight in each of the last few round trips (slow-start detection).
     rounds: VecDeque<u64>,
-    recent: VecDeque<(SeqNumber, SeqNumber, u16)>,
+    /// The last RECENT_MEMORY new or resent segments (seq, end, IPv4 ID), a ring (order
+    /// does not matter to `is_duplicate`): allocated with the first, as a deque was.
+    recent: Option<Box<[(SeqNumber, SeqNumber, u16); RECENT_MEMORY]>>,
+    recent_len: usize,
+    recent_next: usize,
     /// The byte zero-window probes carry.
     probe_seq: Option<SeqNumber>,
     pending_syn_rtt: Option<i64>,
@@ -257,11 +267,16 @@ impl Sender {
     /// sent more than RTT + reo_wnd ago (a later segment got through), or — while no
     /// reordering has been seen — when DupThresh segments are SACKed above it.
     /// Retransmitted bytes count as in flight again.
+    #[inline]
     pub fn pipe(&self, now: i64) -> u64 {
         let unacked = self.unacked();
         if self.scoreboard.is_empty() {
-            return unacked;
+            return unacked; // nothing SACKed, nothing deemed lost: the usual case, inlined
         }
+        self.pipe_with_holes(unacked, now)
+    }
+
+    fn pipe_with_holes(&self, unacked: u64, now: i64) -> u64 {
         let sacked = self.scoreboard.sacked_bytes() as u64;
         unacked.saturating_sub(sacked + self.lost_bytes(now))
     }
@@ -407,6 +422,7 @@ impl Sender {
     }
 
     /// A segment carrying data (or SYN/FIN) in this direction.
+    #[inline]
     pub fn on_data(&mut self, seg: &TcpSegment, frame: u64, ts: i64, peer_rwnd: u64, notes: &mut PacketNotes) {
         let syn = seg.flags & flags::SYN != 0;
         let fin = seg.flags & flags::FIN != 0;
@@ -550,16 +566,27 @@ impl Sender {
             self.sent_tsvals.push_back((val, ts));
         }
         if let Some(t) = take_echo(&mut self.peer_tsvals, ecr) {
-            self.a2d.sample(ts - t);
-            if !(0..=600_000_000_000).contains(&(ts - t)) {
-                return; // a clock jump, as RttEstimator::sample says
-            }
-            // A ring of the last samples; slots not yet filled hold i64::MAX.
-            let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
-            ring[self.a2d_next] = ts - t;
-            self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
-            self.a2d_recent_min = ring.iter().copied().min();
+            self.note_a2d_sample(ts - t);
+            self.refresh_lag();
         }
+    }
+
+    fn note_a2d_sample(&mut self, a2d: i64) {
+        self.a2d.sample(a2d);
+        if !(0..=600_000_000_000).contains(&a2d) {
+            return; // a clock jump, as RttEstimator::sample says
+        }
+        // A ring of the last samples; slots not yet filled hold i64::MAX.
+        let ring = self.a2d_recent.get_or_insert_with(|| Box::new([i64::MAX; A2D_RECENT]));
+        let evicted = std::mem::replace(&mut ring[self.a2d_next], a2d);
+        self.a2d_next = (self.a2d_next + 1) % A2D_RECENT;
+        // The minimum moves only when the new sample is below it or the one it replaced
+        // was it: only then is the ring scanned.
+        self.a2d_recent_min = Some(match self.a2d_recent_min {
+            Some(m) if a2d <= m => a2d,
+            Some(m) if evicted != m => m,
+            _ => ring.iter().copied().min().unwrap_or(i64::MAX),
+        });
     }
 
     fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
@@ -586,6 +613,7 @@ impl Sender {
             return;
         }
         self.a2d_hint_ns = Some(hint);
+        self.refresh_lag();
         if let Some(part) = self.pending_syn_rtt.take() {
             let lag = self.a2d_ns();
             let r = part + if lag >= AT_SENDER_NS { lag } else { 0 };
@@ -595,7 +623,17 @@ impl Sender {
     }
 
     /// ACK → data delay at the capture point (0 at the sender).
+    #[inline]
     pub fn a2d_ns(&self) -> i64 {
+        self.lag_ns
+    }
+
+    fn refresh_lag(&mut self) {
+        self.lag_ns = self.compute_a2d_ns();
+        self.lag_for_good = self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once();
+    }
+
+    fn compute_a2d_ns(&self) -> i64 {
         // A handshake that shows the capture point at the sender settles it: the handshake's
         // ACK leaves as soon as the SYN/ACK arrives, while a data segment may wait after an
         // ACK for its pacing slot (BBR at a low rate: milliseconds) or its application.
@@ -643,9 +681,10 @@ impl Sender {
     /// once on its ACK showed it, and neither is ever taken back (`a2d_ns` stays under
     /// [`AT_SENDER_NS`]), so views never look back.
     fn at_sender_for_good(&self) -> bool {
-        self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once()
+        self.lag_for_good
     }
 
+    #[inline]
     fn snapshot(&mut self, ts: i64) {
         // Before this direction sent anything there is no SND.UNA to remember (a window
         // advertised in the peer's SYN comes first): a view then falls back to now. At the
@@ -653,6 +692,10 @@ impl Sender {
         if !self.started || self.at_sender_for_good() {
             return;
         }
+        self.push_snapshot(ts);
+    }
+
+    fn push_snapshot(&mut self, ts: i64) {
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
         // Views look back one ACK→data delay: keep twice that (and a millisecond).
         let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
@@ -721,14 +764,16 @@ impl Sender {
     fn is_duplicate(&self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) -> bool {
         seg.ip_version == 4
             && seg.ip_id != 0
-            && self.recent.iter().any(|&(s, e, id)| s == seq && e == end && id == seg.ip_id)
+            && self.recent.as_ref().is_some_and(|ring| {
+                ring[..self.recent_len].iter().any(|&(s, e, id)| s == seq && e == end && id == seg.ip_id)
+            })
     }
 
     fn remember(&mut self, seq: SeqNumber, end: SeqNumber, seg: &TcpSegment) {
-        if self.recent.len() == RECENT_MEMORY {
-            self.recent.pop_front();
-        }
-        self.recent.push_back((seq, end, seg.ip_id));
+        let ring = self.recent.get_or_insert_with(|| Box::new([(SeqNumber(0), SeqNumber(0), 0); RECENT_MEMORY]));
+        ring[self.recent_next] = (seq, end, seg.ip_id);
+        self.recent_next = (self.recent_next + 1) % RECENT_MEMORY;
+        self.recent_len = (self.recent_len + 1).min(RECENT_MEMORY);
     }
 
     /// Counts new data per round trip (SRTT-long buckets): it doubles each round in slow
@@ -838,6 +883,7 @@ impl Sender {
     }
 
     /// An ACK from the other side, acknowledging this direction's data.
+    #[inline]
     pub fn on_ack(&mut self, seg: &TcpSegment, frame: u64, ts: i64, notes: &mut PacketNotes) {
         if seg.flags & flags::ACK == 0 {
             return;
@@ -880,7 +926,8 @@ impl Sender {
         // when it shows up, as in Wireshark.
         let advanced = ack > self.una;
         let fack = self.scoreboard.highest();
-        if let Some(sent) = advanced.then(|| self.original_filling_hole(self.una, ack, fack)).flatten() {
+        // (Nothing SACKed, no hole to fill: the usual ACK skips the scan.)
+        if let Some(sent) = (advanced && fack.is_some()).then(|| self.original_filling_hole(self.una, ack, fack)).flatten() {
             self.note_reordering(sent);
         }
         if advanced {

@@ -156,19 +156,27 @@ pub struct DelayStats {
 }
 
 impl DelayStats {
+    #[inline]
     pub fn on_segment(&mut self, seg: &TcpSegment, d: usize, ts: i64) {
         let r = 1 - d;
-        if seg.payload_len > 0 {
+        // A kind of delay whose samples are all taken needs its start times no more.
+        if seg.payload_len > 0 && !full(&self.ack_to_data[d]) {
             if let Some(a) = self.last_ack[d].take() {
                 push(&mut self.ack_to_data[d], ts - a);
             }
+        }
+        if seg.payload_len > 0 && !full(&self.data_to_ack[d]) {
             self.last_data[d].get_or_insert(ts);
         }
         if seg.flags & flags::ACK != 0 && seg.payload_len == 0 {
-            if let Some(t) = self.last_data[r].take() {
-                push(&mut self.data_to_ack[r], ts - t);
+            if !full(&self.data_to_ack[r]) {
+                if let Some(t) = self.last_data[r].take() {
+                    push(&mut self.data_to_ack[r], ts - t);
+                }
             }
-            self.last_ack[r] = Some(ts);
+            if !full(&self.ack_to_data[r]) {
+                self.last_ack[r] = Some(ts);
+            }
         }
     }
 
@@ -184,6 +192,10 @@ impl DelayStats {
             Vantage::Middle
         }
     }
+}
+
+fn full(v: &[i64]) -> bool {
+    v.len() >= CAP
 }
 
 fn push(v: &mut Vec<i64>, x: i64) {

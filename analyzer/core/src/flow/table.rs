@@ -17,7 +17,7 @@ use ahash::AHashMap;
 use super::key::{Direction, FlowKey};
 use super::seq::SeqNumber;
 use super::summary::FlowSummary;
-use crate::decode::{flags, TcpSegment};
+use crate::decode::{flags, Addr, TcpSegment};
 
 /// Per-direction state needed only for numbering.
 #[derive(Debug, Clone, Copy, Default)]
@@ -36,11 +36,27 @@ pub struct Placement {
     pub opened: bool,
 }
 
+/// Slots of the recent-flow cache (a power of two).
+const RECENT_SLOTS: usize = 64;
+
+/// The cache slot of an endpoint pair, the same in either direction: from the sums of its
+/// ports and of its addresses' last four bytes (sums, not XORs: x.1 ^ x.2 is 3 for any x).
+#[inline]
+fn recent_slot(a: &(Addr, u16), b: &(Addr, u16)) -> usize {
+    let low = |x: &Addr| u32::from_le_bytes([x.0[12], x.0[13], x.0[14], x.0[15]]);
+    let h = low(&a.0).wrapping_add(low(&b.0)) ^ (a.1 as u32 + b.1 as u32) << 15;
+    (h.wrapping_mul(0x9E37_79B1) >> (32 - RECENT_SLOTS.trailing_zeros())) as usize
+}
+
 #[derive(Default)]
 pub struct FlowTable {
     latest: AHashMap<FlowKey, u32>,
     /// The flow placed last: bulk captures repeat the same flow many times in a row.
     last: Option<u32>,
+    /// The latest flow of recent endpoint pairs, one per slot of their ports (flow + 1, 0:
+    /// empty): interleaved flows are found without building and hashing their key. Each
+    /// flow opened is written to its slot, so a flow found there is the latest of its pair.
+    recent: Option<Box<[u32; RECENT_SLOTS]>>,
     flows: Vec<FlowSummary>,
     base: Vec<[BaseSeq; 2]>,
 }
@@ -58,18 +74,13 @@ impl FlowTable {
         // latest flow of its key): the key is neither built nor hashed.
         let src = (seg.src, seg.sport);
         let dst = (seg.dst, seg.dport);
-        let last = self.last.and_then(|f| {
-            let flow = &self.flows[f as usize];
-            if flow.a == src && flow.b == dst {
-                Some((f, Direction::AtoB))
-            } else if flow.a == dst && flow.b == src {
-                Some((f, Direction::BtoA))
-            } else {
-                None
-            }
+        let slot = recent_slot(&src, &dst);
+        let known = self.last.and_then(|f| self.endpoints_match(f, src, dst)).or_else(|| {
+            let f = self.recent.as_ref()?[slot].checked_sub(1)?;
+            self.endpoints_match(f, src, dst)
         });
         let key;
-        let (mut flow, mut opened, mut dir) = match last {
+        let (mut flow, mut opened, mut dir) = match known {
             Some((f, dir)) => {
                 key = None;
                 (f, false, dir)
@@ -81,6 +92,7 @@ impl FlowTable {
                     Some(&f) => (f, false),
                     None => (self.open(k, seg, frame, ts_ns), true),
                 };
+                self.recent.get_or_insert_with(|| Box::new([0; RECENT_SLOTS]))[slot] = f + 1;
                 (f, opened, self.direction(f, seg))
             }
         };
@@ -132,7 +144,24 @@ impl FlowTable {
         self.flows.push(FlowSummary::new(id, seg, frame, ts_ns));
         self.base.push([BaseSeq::default(); 2]);
         self.latest.insert(key, id);
+        if let Some(recent) = self.recent.as_mut() {
+            // The new flow is now the latest of its pair: an older one cached there is not.
+            recent[recent_slot(&key.lo, &key.hi)] = id + 1;
+        }
         id
+    }
+
+    /// `f` joins the endpoints `src` → `dst`, and in which direction.
+    #[inline]
+    fn endpoints_match(&self, f: u32, src: (Addr, u16), dst: (Addr, u16)) -> Option<(u32, Direction)> {
+        let flow = &self.flows[f as usize];
+        if flow.a == src && flow.b == dst {
+            Some((f, Direction::AtoB))
+        } else if flow.a == dst && flow.b == src {
+            Some((f, Direction::BtoA))
+        } else {
+            None
+        }
     }
 
     #[inline]
@@ -204,6 +233,23 @@ mod tests {
         ]);
         assert_eq!(ids, vec![0, 0, 0, 1, 1]);
         assert_eq!(t.flows()[1].first_frame, 4);
+    }
+
+    #[test]
+    fn interleaved_flows_join_the_latest_of_their_pair() {
+        // Two clients of one server, interleaved (the recent-flow cache finds them, not
+        // `last`); the first reuses its ports while the other was placed last.
+        let other = |mut s: TcpSegment| {
+            if s.src == Addr::v4([10, 0, 0, 1]) { s.src = Addr::v4([10, 0, 0, 3]) } else { s.dst = Addr::v4([10, 0, 0, 3]) }
+            s
+        };
+        let mut t = FlowTable::new();
+        let ids = place_all(&mut t, &[
+            seg(true, SYN, 100, 0, 0), other(seg(true, SYN, 300, 0, 0)), seg(false, SYNACK, 900, 101, 0),
+            other(seg(false, SYNACK, 700, 301, 0)), seg(true, SYN, 5000, 0, 0), other(seg(true, ACK, 301, 701, 0)),
+            seg(false, SYNACK, 7000, 5001, 0), other(seg(true, ACK, 301, 701, 10)), seg(true, ACK, 5001, 7001, 0),
+        ]);
+        assert_eq!(ids, vec![0, 1, 0, 1, 2, 1, 2, 1, 2]);
     }
 
     #[test]
