@@ -111,6 +111,9 @@ impl LimitTracker {
                 if self.state == LimitState::Rwnd {
                     self.integrate_rwnd(dt);
                 }
+                if self.rwnd_held && self.state.busy() {
+                    self.integrate_held(dt);
+                }
             } else if ts > prev {
                 let dt = ts - prev;
                 let now_state = dt.min(self.lag_ns);
@@ -121,10 +124,7 @@ impl LimitTracker {
                 let limited = (self.state == LimitState::Rwnd) as i64 * now_state
                     + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
                 if self.rwnd_held {
-                    let busy = self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state);
-                    self.held_down_ns += busy;
-                    self.held_down_byte_ns += self.rwnd_now as f64 * busy as f64;
-                    self.held_down_fill_ns += self.rwnd_now as f64 / self.rwnd_peak as f64 * busy as f64;
+                    self.integrate_held(self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state));
                 }
                 if limited > 0 {
                     self.integrate_rwnd(limited);
@@ -139,6 +139,13 @@ impl LimitTracker {
         self.rwnd_limited_ns += limited;
         self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
         self.rwnd_limited_fill_ns += self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
+    }
+
+    /// `busy` ns more with the window held down, under the window in force.
+    fn integrate_held(&mut self, busy: i64) {
+        self.held_down_ns += busy;
+        self.held_down_byte_ns += self.rwnd_now as f64 * busy as f64;
+        self.held_down_fill_ns += self.rwnd_now as f64 / self.rwnd_peak as f64 * busy as f64;
     }
 
     /// New data of this direction was seen.

@@ -179,8 +179,8 @@ pub struct Sender {
     a2d_recent: Option<Box<[i64; A2D_RECENT]>>,
     a2d_recent_min: Option<i64>,
     a2d_next: usize,
-    /// [`Self::a2d_ns`] and [`Self::at_sender_for_good`], recomputed when the ACK→data
-    /// samples or the hint change (they are read several times a packet, the inputs move
+    /// [`Self::a2d_ns`] and [`Self::at_sender_for_good`], recomputed when the echo floors
+    /// or the hint change (they are read several times a packet, the inputs move
     /// once a round trip at most).
     lag_ns: i64,
     lag_for_good: bool,
@@ -592,7 +592,13 @@ impl Sender {
     fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
         let Some((val, ecr)) = seg.options.timestamps else { return };
         if let Some(t) = take_echo(&mut self.sent_tsvals, ecr) {
+            let floor = self.d2a.min_ns;
             self.d2a.sample(ts - t);
+            // The echo floors place the capture point (`echo_vantage`): the lag moves with
+            // this one's floor, and once there are enough of them to compare.
+            if self.d2a.min_ns != floor || self.d2a.samples == vantage::MIN_ECHOES {
+                self.refresh_lag();
+            }
         }
         if self.peer_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
             let keep_from = ts - 2 * self.a2d_ns() - PEER_TSVAL_SPAN_NS;

@@ -105,7 +105,7 @@ impl HandshakeTimes {
 
 /// Echoes each floor needs before two floors are compared: a first few can all carry a
 /// delayed ACK or an application's wait.
-const MIN_ECHOES: u64 = 8;
+pub const MIN_ECHOES: u64 = 8;
 /// A floor this low proves its end is beside the capture point: anywhere else the turn
 /// takes at least the round trip between the capture point and that end (a millisecond
 /// or more on any path with a middle).
