@@ -57,21 +57,17 @@ pub struct LimitTracker {
     dip_since: Option<i64>,
     /// When the sender last sent the short tail of a write with nothing behind it.
     ran_dry_ns: Option<i64>,
-    /// The window in force, and its integral over the time in the rwnd state: the window
-    /// that limited the sender (a slow reader's is well below the largest advertised).
+    /// The window in force and the largest advertised before it.
     rwnd_now: u64,
     rwnd_peak: u64,
-    rwnd_limited_ns: i64,
-    rwnd_limited_byte_ns: f64,
-    /// The integral of the window in force over the largest advertised before it.
-    rwnd_limited_fill_ns: f64,
+    /// The window over the time in the rwnd state: the window that limited the sender (a
+    /// slow reader's is well below the largest advertised).
+    rwnd_limited: WindowTime,
     /// Whether the window in force is at most half the largest advertised before it (the
     /// receiver holds at least as much unread data as it offers room for: Linux advertises
-    /// its free buffer), the busy time it was, and the window's integrals over that time.
+    /// its free buffer), and the window over the busy time it was.
     rwnd_held: bool,
-    pub held_down_ns: i64,
-    held_down_byte_ns: f64,
-    held_down_fill_ns: f64,
+    pub held_down: WindowTime,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
 }
@@ -81,6 +77,31 @@ pub struct LimitTracker {
 fn after_timeout(s: &Sender, ts: i64) -> bool {
     let srtt = s.rtt.srtt_ns.unwrap_or(0);
     s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= LOSS_WINDOW_RTTS * srtt))
+}
+
+/// A window integrated over time: how long, and its mean and mean share of the largest
+/// window advertised before it over that time.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WindowTime {
+    pub ns: i64,
+    byte_ns: f64,
+    fill_ns: f64,
+}
+
+impl WindowTime {
+    fn add(&mut self, dt: i64, window: u64, peak: u64) {
+        self.ns += dt;
+        self.byte_ns += window as f64 * dt as f64;
+        self.fill_ns += window as f64 / peak.max(1) as f64 * dt as f64;
+    }
+
+    fn mean(&self) -> Option<u64> {
+        (self.ns > 0).then(|| (self.byte_ns / self.ns as f64) as u64)
+    }
+
+    fn mean_fill(&self) -> Option<f64> {
+        (self.ns > 0).then(|| self.fill_ns / self.ns as f64)
+    }
 }
 
 /// A window whose scale was inferred away from the sender is a lower bound fitted to the
@@ -109,10 +130,10 @@ impl LimitTracker {
                 self.state_ns[self.state as usize] += dt;
                 self.since_data[self.state as usize] += dt;
                 if self.state == LimitState::Rwnd {
-                    self.integrate_rwnd(dt);
+                    self.rwnd_limited.add(dt, self.rwnd_now, self.rwnd_peak);
                 }
                 if self.rwnd_held && self.state.busy() {
-                    self.integrate_held(dt);
+                    self.held_down.add(dt, self.rwnd_now, self.rwnd_peak);
                 }
             } else if ts > prev {
                 let dt = ts - prev;
@@ -124,28 +145,15 @@ impl LimitTracker {
                 let limited = (self.state == LimitState::Rwnd) as i64 * now_state
                     + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
                 if self.rwnd_held {
-                    self.integrate_held(self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state));
+                    let busy = self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state);
+                    self.held_down.add(busy, self.rwnd_now, self.rwnd_peak);
                 }
                 if limited > 0 {
-                    self.integrate_rwnd(limited);
+                    self.rwnd_limited.add(limited, self.rwnd_now, self.rwnd_peak);
                 }
             }
         }
         self.last_ts = Some(ts);
-    }
-
-    /// `limited` ns more in the rwnd state, under the window in force.
-    fn integrate_rwnd(&mut self, limited: i64) {
-        self.rwnd_limited_ns += limited;
-        self.rwnd_limited_byte_ns += self.rwnd_now as f64 * limited as f64;
-        self.rwnd_limited_fill_ns += self.rwnd_now as f64 / self.rwnd_peak.max(1) as f64 * limited as f64;
-    }
-
-    /// `busy` ns more with the window held down, under the window in force.
-    fn integrate_held(&mut self, busy: i64) {
-        self.held_down_ns += busy;
-        self.held_down_byte_ns += self.rwnd_now as f64 * busy as f64;
-        self.held_down_fill_ns += self.rwnd_now as f64 / self.rwnd_peak as f64 * busy as f64;
     }
 
     /// New data of this direction was seen.
@@ -343,23 +351,20 @@ impl LimitTracker {
 
     /// The mean window while the receiver's window limited the sender, if it ever did.
     pub fn limiting_rwnd(&self) -> Option<u64> {
-        let t = self.rwnd_limited_ns;
-        (t > 0 && self.rwnd_limited_byte_ns > 0.0)
-            .then(|| (self.rwnd_limited_byte_ns / t as f64) as u64)
+        self.rwnd_limited.mean().filter(|_| self.rwnd_limited.byte_ns > 0.0)
     }
 
     /// While the window was held down (above), its mean and its mean share of the largest
     /// advertised before it.
     pub fn held_down_rwnd(&self) -> Option<(u64, f64)> {
-        let t = self.held_down_ns as f64;
-        (t > 0.0).then(|| ((self.held_down_byte_ns / t) as u64, self.held_down_fill_ns / t))
+        Some((self.held_down.mean()?, self.held_down.mean_fill()?))
     }
 
     /// While the window limited the sender, its mean share of the largest window the
     /// receiver had advertised up to then: about 1 for a buffer at its size (static or
     /// still growing), low for one holding data its application has not read.
     pub fn limiting_rwnd_fill(&self) -> Option<f64> {
-        (self.rwnd_limited_ns > 0).then(|| self.rwnd_limited_fill_ns / self.rwnd_limited_ns as f64)
+        self.rwnd_limited.mean_fill()
     }
 
     /// A plateau held long past its proof: the buffer held the flight from the stretch's

@@ -286,7 +286,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // Busy time with the window held at half its peak or less. A pacing sender (BBR) sends
     // at the rate the reader drains and seldom fills the window it leaves, so this, not the
     // window-bound time, shows a reader setting the pace.
-    let held_share = lim.held_down_ns as f64 / busy as f64;
+    let held_share = lim.held_down.ns as f64 / busy as f64;
+    let reader_share = rwnd_share.max(held_share);
     let rwnd = fs.rwnd_max[dd];
     let rwnd_ceiling = Ceiling::compute(Limit::Rwnd, Some(rwnd), None, path, goodput, opts.target_bps);
     let ceiling_value = |c: &Ceiling| c.ceiling_bps.map_or(Value::text("?"), Value::Rate);
@@ -337,7 +338,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             // The reader's pace, not window ÷ RTT, set the rate: no ceiling to state. The
             // window shown is the one open while it held the sender, not the largest.
             values = vec![
-                ("share", Value::Share(rwnd_share.max(held_share))),
+                ("share", Value::Share(reader_share)),
                 ("rwnd", Value::Bytes(open)),
                 ("fill", Value::Share(fill)),
                 ("peak", Value::Bytes(rwnd)),
@@ -358,7 +359,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         // Scaling off is the configuration fault behind the zero-window stalls' window too.
         let share = match id {
             FindingId::WscaleMissing => rwnd_share + 0.02,
-            FindingId::RwndSlowReader => rwnd_share.max(held_share),
+            FindingId::RwndSlowReader => reader_share,
             _ => rwnd_share,
         };
         f.push(Finding::new(id, share, frames, values));
