@@ -123,6 +123,10 @@ const STATIC_RWND_MAX: u64 = 4 << 20;
 /// The first recovery, at the end of slow start, explains the flow's losses when it holds at
 /// least this share of the genuine ones: the overshoot was at least as big as the rest.
 const OVERSHOOT_LOSS_SHARE: f64 = 0.5;
+/// Genuine losses count on their own when recovery took more than this share of the busy
+/// time, or more than this share of the segments was lost.
+const LOSS_RECOVERY_SHARE: f64 = 0.1;
+const LOSS_RATE: f64 = 0.001;
 /// A reader held the sender when the window was held at half its peak or less (at least
 /// as much unread data as room offered) for this share of the busy time, or when the window
 /// that limited the sender was that low on average ([`SLOW_READER_FILL`]).
@@ -441,7 +445,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         // what kept the window down was its answer to them (CUBIC and Reno regrow slowly on
         // a long path, so a handful of losses hold them there for seconds).
         let window_kept_down = share(LimitState::Cwnd) >= CWND_HELD;
-        if !overshoot_explains_losses && !link_full && (share(LimitState::Recovery) > 0.1 || p > 0.001 || window_kept_down) {
+        if !overshoot_explains_losses && !link_full && (share(LimitState::Recovery) > LOSS_RECOVERY_SHARE || p > LOSS_RATE || window_kept_down) {
             f.push(Finding::new(
                 FindingId::LossLimited,
                 loss_share,
