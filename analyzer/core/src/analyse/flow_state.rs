@@ -262,7 +262,7 @@ impl FlowState {
                 None => {}
             }
             if self.cwnd[dd].confidence == CwndConfidence::Estimate && before != CwndConfidence::None {
-                self.limits[dd].on_flight_sample(self.cwnd[dd].value, notes.unacked, ts, self.senders[dd].rtt.srtt_ns);
+                self.limits[dd].on_flight_sample(self.cwnd[dd].value, notes.unacked, ts, self.senders[dd].rtt.srtt_ns, self.senders[dd].mss.max(536) as u64);
             }
         }
         // cwnd is never below what is in flight; in recovery PRR (RFC 6937) keeps it at

@@ -53,6 +53,14 @@ pub struct LimitTracker {
     /// unproven start was already credited to the send buffer.
     flat_cwnd_ns: i64,
     flat_credited: bool,
+    /// Time in the send-buffer state when the flat stretch began, and whether the stretch
+    /// was proven a plateau.
+    flat_sndbuf_ns: i64,
+    flat_proven: bool,
+    /// Send-buffer time of a plateau the flight grew out of, and that plateau's band,
+    /// pending what the flight does next (`end_stretch`).
+    grown_out_ns: i64,
+    grown_out_band: (f64, f64),
     /// When the flight fell below the stretch's band, while it has not come back.
     dip_since: Option<i64>,
     /// When the sender last sent the short tail of a write with nothing behind it.
@@ -77,6 +85,15 @@ pub struct LimitTracker {
 fn after_timeout(s: &Sender, ts: i64) -> bool {
     let srtt = s.rtt.srtt_ns.unwrap_or(0);
     s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= LOSS_WINDOW_RTTS * srtt))
+}
+
+/// Moves up to `ns` of send-buffer time to cwnd; returns how much moved.
+fn uncredit(state_ns: &mut [i64; LimitState::ALL.len()], ns: i64) -> i64 {
+    let (cwnd, sndbuf) = (LimitState::Cwnd as usize, LimitState::Sndbuf as usize);
+    let moved = ns.min(state_ns[sndbuf]);
+    state_ns[sndbuf] -= moved;
+    state_ns[cwnd] += moved;
+    moved
 }
 
 /// A window integrated over time: how long, and its mean and mean share of the largest
@@ -184,11 +201,16 @@ impl LimitTracker {
     /// not yet cumulatively acknowledged. The send buffer holds those, SACKed ones too, so
     /// the higher of the two must stay in the band; the flight must stop growing (SACKed
     /// bytes come and go with reordering).
-    pub fn on_flight_sample(&mut self, flight: u64, unacked: u64, ts: i64, srtt: Option<i64>) {
+    pub fn on_flight_sample(&mut self, flight: u64, unacked: u64, ts: i64, srtt: Option<i64>, mss: u64) {
         let level = flight.max(unacked);
         let lo = self.flat_level as f64 * (1.0 - FLAT_BAND);
         let hi = self.flat_level as f64 * (1.0 + FLAT_BAND);
         let f = level as f64;
+        if self.grown_out_ns > 0 && !self.flat_proven && f >= self.grown_out_band.0 && f <= self.grown_out_band.1 {
+            // Back at the old plateau's level: the buffer's level wanders (with how writes
+            // pack into it); it had not grown.
+            self.grown_out_ns = 0;
+        }
         if self.flat_level > 0 && f < lo {
             let since = *self.dip_since.get_or_insert(ts);
             if srtt.is_some_and(|r| ts - since <= DIP_RTTS * r) {
@@ -196,6 +218,8 @@ impl LimitTracker {
             }
         }
         if self.flat_level == 0 || f < lo || f > hi {
+            let grew = self.flat_level > 0 && (f > hi || srtt.is_some_and(|r| self.still_growing(ts, r, mss)));
+            self.end_stretch(grew);
             // A level that stayed low began when the flight first fell.
             let start = if f < lo { self.dip_since.unwrap_or(ts) } else { ts };
             self.dip_since = None;
@@ -204,7 +228,9 @@ impl LimitTracker {
             self.flat_first_peak = flight;
             self.flat_peak = flight;
             self.flat_cwnd_ns = self.state_ns[LimitState::Cwnd as usize];
+            self.flat_sndbuf_ns = self.state_ns[LimitState::Sndbuf as usize];
             self.flat_credited = false;
+            self.flat_proven = false;
             return;
         }
         self.dip_since = None;
@@ -260,6 +286,8 @@ impl LimitTracker {
             if same_inputs { state } else { Self::decide(s, settled, cwnd, settled_w, ts, &plateau_held, dry) };
         if state == LimitState::Idle {
             // A send buffer never empties: whatever was flat before the pause was not it.
+            let grew = self.flat_level > 0 && s.rtt.srtt_ns.is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
+            self.end_stretch(grew);
             self.flat_level = 0;
             self.dip_since = None;
         }
@@ -268,6 +296,7 @@ impl LimitTracker {
         self.rwnd_now = rwnd.unwrap_or(0);
         self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
         self.rwnd_held = rwnd.is_some_and(|w| 2 * w <= self.rwnd_peak);
+        self.flat_proven |= state == LimitState::Sndbuf;
         if state == LimitState::Sndbuf
             && !self.flat_credited
             && s.rtt.srtt_ns.is_some_and(|r| ts - self.flat_since >= PLATEAU_CREDIT_RTTS * r)
@@ -380,6 +409,36 @@ impl LimitTracker {
         self.flat_credited = true;
     }
 
+    /// The flat stretch ends; `grew`: the flight rose above its band or grew inside it as
+    /// an opening cwnd does. A send buffer at its size adds nothing, so a plateau the
+    /// flight grew out of and never came back to, without being flat again at once, was a
+    /// congestion window at rest: CUBIC's sits within a segment of W_max for ~2.7 s
+    /// whatever the round trip (0.4·t³ < 1 segment for |t| < 1.36 s), which is more than
+    /// FLAT_RTTS rounds on a path under ~340 ms when its TCP-friendly growth does not
+    /// catch up first. Its send-buffer time goes back to cwnd.
+    fn end_stretch(&mut self, grew: bool) {
+        let pending = std::mem::take(&mut self.grown_out_ns);
+        if !self.flat_proven && pending > 0 {
+            let moved = uncredit(&mut self.state_ns, pending);
+            uncredit(&mut self.since_data, moved);
+        }
+        if grew && self.flat_proven {
+            let level = self.flat_level as f64;
+            self.grown_out_ns = (self.state_ns[LimitState::Sndbuf as usize] - self.flat_sndbuf_ns).max(0);
+            self.grown_out_band = (level * (1.0 - FLAT_BAND), level * (1.0 + FLAT_BAND));
+        }
+    }
+
+    /// Time per state at the end: a plateau the flight grew out of and had not come back
+    /// to, nor been flat again, when the capture ended was a congestion window at rest.
+    pub fn final_state_ns(&self) -> [i64; LimitState::ALL.len()] {
+        let mut state_ns = self.state_ns;
+        if self.grown_out_ns > 0 && !self.flat_proven {
+            uncredit(&mut state_ns, self.grown_out_ns);
+        }
+        state_ns
+    }
+
     /// Time with data outstanding (Linux's busy time): all but unknown and idle.
     pub fn busy_ns(&self) -> i64 {
         self.state_ns.iter().sum::<i64>()
@@ -438,7 +497,7 @@ mod tests {
         for k in 0..80i64 {
             let hole = k % 16 == 8;
             let (level, flight) = if hole { (760_000, 640_000) } else { (700_000, 700_000) };
-            lim.on_flight_sample(flight, level, k * rtt / 4, Some(rtt));
+            lim.on_flight_sample(flight, level, k * rtt / 4, Some(rtt), 1448);
         }
         assert_eq!(lim.flat_since, 0);
         assert!(!lim.still_growing(80 * rtt / 4, rtt, 1448));

@@ -226,8 +226,9 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let dd = fs.data_dir();
     let s = &fs.senders[dd];
     let lim = &fs.limits[dd];
+    let state_ns = lim.final_state_ns();
     let busy = lim.busy_ns().max(1);
-    let share = |st: LimitState| lim.state_ns[st as usize] as f64 / busy as f64;
+    let share = |st: LimitState| state_ns[st as usize] as f64 / busy as f64;
     let vantage = opts.vantage.unwrap_or_else(|| match fs.handshake.vantage(dd) {
         Vantage::Unknown => s.echo_vantage().unwrap_or_else(|| fs.delays.vantage(dd)),
         v => v,
@@ -240,15 +241,15 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let path = chosen.map(|(p, _)| p);
     let rtt = path.map_or(Value::text("?"), |p| Value::Ms(p.rtt_ms));
     // The application's share counts its idle time too: of the whole transfer.
-    let idle = lim.state_ns[LimitState::Idle as usize];
-    let app_share = (lim.state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
+    let idle = state_ns[LimitState::Idle as usize];
+    let app_share = (state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
     // The flow's RTT figures are the path's, not the capture point's side of it.
     let ns = |ms: f64| (ms * 1e6) as i64;
     let mut v = FlowVerdict {
         data_dir: dd,
         vantage,
         busy_ns: lim.busy_ns(),
-        state_ns: lim.state_ns,
+        state_ns,
         min_rtt_ns: path.map(|p| ns(p.min_rtt_ms)),
         srtt_ns: chosen.and_then(|(_, e)| e?.srtt_ns),
         mean_rtt_ns: path.map(|p| ns(p.rtt_ms)),
@@ -306,7 +307,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             vec![lim.first_frame[LimitState::ZeroWindow as usize]],
             vec![
                 ("count", Value::Int(s.zero_windows as i64)),
-                ("stall", ms(lim.state_ns[LimitState::ZeroWindow as usize])),
+                ("stall", ms(state_ns[LimitState::ZeroWindow as usize])),
                 ("share", Value::Share(zw)),
             ],
         ));

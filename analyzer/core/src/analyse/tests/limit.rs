@@ -307,3 +307,56 @@ fn a_paced_sender_under_a_window_held_at_a_quarter_of_its_peak_is_held_by_its_re
     assert_eq!(v.findings[0].id, FindingId::RwndSlowReader);
     assert!(v.findings[0].share > 0.8, "held down ~90 % of the busy time: {}", v.findings[0].share);
 }
+
+/// An ACK-clocked sender over a 40 ms path holding `windows[r]` segments in flight in round
+/// r: each ACK of the round before releases one segment, and a window that grew sends the
+/// rest at the round's end. Returns the send-buffer share of the busy time at the end.
+fn sndbuf_share_of_rounds(windows: &[u32]) -> f64 {
+    const RTT: i64 = 40_000;
+    let mut t = Trace::new();
+    t.handshake(RTT, 100, Some(7));
+    let mut next = 0u32;
+    let mut flight = Vec::new();
+    for (r, &w) in windows.iter().enumerate() {
+        let start = 41_000 + r as i64 * RTT;
+        let sent = std::mem::take(&mut flight);
+        for (i, &k) in sent.iter().enumerate() {
+            let at = start + i as i64 * 100;
+            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).send();
+            if (i as u32) < w {
+                t.seg(at + 10, A).data(1 + next * MSS, MSS).send();
+                flight.push(next);
+                next += 1;
+            }
+        }
+        while (flight.len() as u32) < w {
+            t.seg(start + sent.len() as i64 * 100 + 20 + flight.len() as i64, A).data(1 + next * MSS, MSS).send();
+            flight.push(next);
+            next += 1;
+        }
+    }
+    let lim = &t.fs.limits[A];
+    let state_ns = lim.final_state_ns();
+    state_ns[LimitState::Sndbuf as usize] as f64 / lim.busy_ns() as f64
+}
+
+#[test]
+fn a_plateau_the_flight_grows_out_of_was_a_congestion_window_at_rest() {
+    // CUBIC near W_max: 24 rounds flat at 20 segments (proven, and credited from its start
+    // at 16), then a segment more each round: a send buffer at its size adds nothing.
+    let mut windows = vec![20; 24];
+    windows.extend(21..=30);
+    let share = sndbuf_share_of_rounds(&windows);
+    assert!(share < 0.05, "{share}");
+}
+
+#[test]
+fn a_plateau_whose_level_wanders_up_and_back_stays_the_send_buffers() {
+    // One round three segments over the band (how writes pack into the buffer varies),
+    // then flat at the old level again: still the buffer.
+    let mut windows = vec![20; 24];
+    windows.push(23);
+    windows.extend([20; 12]);
+    let share = sndbuf_share_of_rounds(&windows);
+    assert!(share > 0.6, "{share}");
+}
