@@ -384,11 +384,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         .and_then(|c| s.delivery.rate_since_near(c, NEAR_CAPACITY))
         .filter(|&(_, span)| span >= 0.3)
         .map_or(goodput, |(r, _)| r);
-    // The bottleneck carries every copy that gets through it: a spurious retransmission's
-    // too, but not a copy its queue dropped (the retransmission of a drop only takes the
-    // place the dropped copy never had), and delivery rates count each byte once.
-    let duplicates = s.spurious * s.mss.max(536) as u64;
-    let carried_rate = steady_rate * (1.0 + duplicates as f64 / s.data_bytes.max(1) as f64);
+    // The bottleneck carries every copy the sender sends through it, retransmissions too.
+    let carried_rate = steady_rate * (1.0 + s.retrans_bytes as f64 / s.data_bytes.max(1) as f64);
     let link_busy = v.capacity_bps.map(|c| (carried_rate / c).min(1.0));
     // A full bottleneck explains the flow's pace: its losses are tail drops, its
     // reordering and its slow start's end cost it nothing the path could have given.
