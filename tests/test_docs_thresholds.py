@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ANALYSE = ROOT / "analyzer" / "core" / "src" / "analyse"
-WORDS = {1: "one", 2: "two", 4: "four", 8: "eight"}
+WORDS = {1: "one", 2: "two", 4: "four", 5: "five", 8: "eight"}
 
 
 def constants() -> dict[str, float]:
@@ -72,6 +72,7 @@ PHRASES = [
     ("engine.md", "SYN scale {0} or more shifts above", [("SPARE_SHIFTS", word)]),
     ("verdicts.md", "needed {0} or more shifts fewer than the SYN offered", [("SPARE_SHIFTS", word)]),
     ("engine.md", "holds at least {0} the genuine losses", [("OVERSHOOT_LOSS_SHARE", half)]),
+    ("engine.md", "resent {0} segments or more", [("OVERSHOOT_MIN_LOSSES", word)]),
     ("engine.md", "and at least {0} of them, were proved spurious", [("MIN_SPURIOUS", times)]),
     ("engine.md", "and its first {0} are credited to it", [("FLAT_RTTS", word)]),
     ("engine.md", "below {0} Reno, up to {1} CUBIC, from {2} no cut",

@@ -123,6 +123,9 @@ const STATIC_RWND_MAX: u64 = 4 << 20;
 /// The first recovery, at the end of slow start, explains the flow's losses when it holds at
 /// least this share of the genuine ones: the overshoot was at least as big as the rest.
 const OVERSHOOT_LOSS_SHARE: f64 = 0.5;
+/// A burst, not a stray drop or two at slow start's end: this many segments resent in that
+/// first recovery.
+const OVERSHOOT_MIN_LOSSES: u32 = 5;
 /// Genuine losses count on their own when recovery took more than this share of the busy
 /// time, or more than this share of the segments was lost.
 const LOSS_RECOVERY_SHARE: f64 = 0.1;
@@ -425,7 +428,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let mut overshoot_explains_losses = false;
     if let Some(first) = s.recoveries.first() {
         let genuine_first = first.retransmissions.saturating_sub(first.spurious) as u64;
-        if first.in_slow_start && first.retransmissions >= 4 && first.spurious * 2 < first.retransmissions {
+        if first.in_slow_start && first.retransmissions >= OVERSHOOT_MIN_LOSSES && first.spurious * 2 < first.retransmissions {
             overshoot_explains_losses = genuine_first as f64 >= genuine as f64 * OVERSHOOT_LOSS_SHARE;
             let explained = if overshoot_explains_losses && !link_full { loss_share + 0.01 } else { share(LimitState::Recovery) };
             f.push(Finding::new(

@@ -76,3 +76,55 @@ fn without_the_loss_the_same_flow_is_not_loss_limited() {
     let v = reno_rounds(80, None).verdict();
     assert!(v.findings.iter().all(|f| f.id != FindingId::LossLimited), "{:?}", v.findings);
 }
+
+/// A connection captured from its SYN whose 20-segment initial burst overflows a small
+/// queue: segments 10.. 10+`lost` are dropped, the rest SACKed, the drops resent in one
+/// recovery, then 20 clean rounds of 20 segments over the 40 ms path.
+fn first_burst_losing(lost: u32) -> FlowVerdict {
+    const RTT: i64 = 40_000;
+    let mut t = Trace::new();
+    t.handshake(RTT, 100, Some(7));
+    for k in 0..20u32 {
+        t.seg(41_000 + k as i64, A).data(1 + k * MSS, MSS).send();
+    }
+    let mut at = 41_000 + RTT;
+    for k in 0..20u32 {
+        let dropped = (10..10 + lost).contains(&k);
+        if k < 10 {
+            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).send();
+        } else if !dropped {
+            t.seg(at, B).rel_ack(1 + 10 * MSS).sack(&[(1 + (10 + lost) * MSS, 1 + (k + 1) * MSS)]).send();
+        }
+        at += 100;
+    }
+    for k in 10..10 + lost {
+        t.seg(at, A).data(1 + k * MSS, MSS).send();
+        at += 10;
+    }
+    t.seg(at + RTT, B).rel_ack(1 + 20 * MSS).send();
+    let mut next = 20u32;
+    at += RTT + 100;
+    for _ in 0..20 {
+        for k in 0..20u32 {
+            t.seg(at + k as i64 * 100, A).data(1 + (next + k) * MSS, MSS).send();
+        }
+        for k in 0..20u32 {
+            t.seg(at + RTT + k as i64 * 100, B).rel_ack(1 + (next + k + 1) * MSS).send();
+        }
+        next += 20;
+        at += RTT + 2_100;
+    }
+    t.verdict()
+}
+
+#[test]
+fn five_segments_lost_at_the_end_of_the_first_slow_start_are_an_overshoot() {
+    let v = first_burst_losing(5);
+    assert!(v.findings.iter().any(|f| f.id == FindingId::SlowStartOvershoot), "{:?}", v.findings);
+}
+
+#[test]
+fn four_are_a_few_losses_not_an_overshoot() {
+    let v = first_burst_losing(4);
+    assert!(v.findings.iter().all(|f| f.id != FindingId::SlowStartOvershoot), "{:?}", v.findings);
+}
