@@ -121,39 +121,50 @@ struct Window {
 
 impl LimitTracker {
     /// Charges the time since the previous packet to the state then in force.
-    #[inline]
+    #[inline(always)]
     pub fn charge(&mut self, ts: i64) {
         if let Some(prev) = self.last_ts {
             if ts > prev && self.state == self.settled {
-                // One state for the whole gap (the usual case): no split.
+                // One state for the whole gap (the usual case, inlined): no split.
                 let dt = ts - prev;
                 self.state_ns[self.state as usize] += dt;
                 self.since_data[self.state as usize] += dt;
-                if self.state == LimitState::Rwnd {
-                    self.rwnd_limited.add(dt, self.rwnd_now, self.rwnd_peak);
-                }
-                if self.rwnd_held && self.state.busy() {
-                    self.held_down.add(dt, self.rwnd_now, self.rwnd_peak);
+                if self.state == LimitState::Rwnd || self.rwnd_held {
+                    self.charge_window(dt);
                 }
             } else if ts > prev {
-                let dt = ts - prev;
-                let now_state = dt.min(self.lag_ns);
-                self.state_ns[self.state as usize] += now_state;
-                self.state_ns[self.settled as usize] += dt - now_state;
-                self.since_data[self.state as usize] += now_state;
-                self.since_data[self.settled as usize] += dt - now_state;
-                let limited = (self.state == LimitState::Rwnd) as i64 * now_state
-                    + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
-                if self.rwnd_held {
-                    let busy = self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state);
-                    self.held_down.add(busy, self.rwnd_now, self.rwnd_peak);
-                }
-                if limited > 0 {
-                    self.rwnd_limited.add(limited, self.rwnd_now, self.rwnd_peak);
-                }
+                self.charge_split(ts - prev);
             }
         }
         self.last_ts = Some(ts);
+    }
+
+    /// The window integrals of a one-state gap (out of line: most gaps have neither).
+    fn charge_window(&mut self, dt: i64) {
+        if self.state == LimitState::Rwnd {
+            self.rwnd_limited.add(dt, self.rwnd_now, self.rwnd_peak);
+        }
+        if self.rwnd_held && self.state.busy() {
+            self.held_down.add(dt, self.rwnd_now, self.rwnd_peak);
+        }
+    }
+
+    /// A gap of `dt` split between the state now (its first `lag_ns`) and the settled one.
+    fn charge_split(&mut self, dt: i64) {
+        let now_state = dt.min(self.lag_ns);
+        self.state_ns[self.state as usize] += now_state;
+        self.state_ns[self.settled as usize] += dt - now_state;
+        self.since_data[self.state as usize] += now_state;
+        self.since_data[self.settled as usize] += dt - now_state;
+        let limited = (self.state == LimitState::Rwnd) as i64 * now_state
+            + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
+        if self.rwnd_held {
+            let busy = self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state);
+            self.held_down.add(busy, self.rwnd_now, self.rwnd_peak);
+        }
+        if limited > 0 {
+            self.rwnd_limited.add(limited, self.rwnd_now, self.rwnd_peak);
+        }
     }
 
     /// New data of this direction was seen.

@@ -50,7 +50,11 @@ pub struct HandshakeTimes {
 }
 
 impl HandshakeTimes {
+    #[inline]
     pub fn on_segment(&mut self, f: u16, dir: usize, ts: i64) {
+        if self.ack.is_some() {
+            return; // complete (the ACK is set last): every packet after it, skipped at once
+        }
         let syn_ack = flags::SYN | flags::ACK;
         match (self.syn, f & syn_ack) {
             (None, x) if x == flags::SYN => self.syn = Some((dir, ts)),
