@@ -268,7 +268,7 @@ impl LimitTracker {
         let settled_w = Window { bytes: settled.rwnd, ..w };
         let same_inputs = settled.unacked == view.unacked && settled_w.bytes == w.bytes;
         let settled_state =
-            if same_inputs { state } else { Self::decide(s, settled, cwnd, settled_w, ts, &plateau_held, dry) };
+            if same_inputs { state } else { Self::decide_apart(s, settled, cwnd, settled_w, ts, &plateau_held, dry) };
         if state == LimitState::Idle {
             // A send buffer never empties: whatever was flat before the pause was not it.
             self.flat_level = 0;
@@ -292,7 +292,15 @@ impl LimitTracker {
         state
     }
 
+    /// [`Self::decide`] out of line, for the rare second decision (the settled state).
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn decide_apart(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, dry: bool) -> LimitState {
+        Self::decide(s, view, cwnd, window, ts, plateau_held, dry)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, dry: bool) -> LimitState {
         let rwnd = window.bytes;
         if !s.started || s.data_segments == 0 {

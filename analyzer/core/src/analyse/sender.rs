@@ -723,7 +723,7 @@ impl Sender {
     /// The sender's flight, unacked bytes and window as they stand for a segment seen
     /// now. At the sender that is the state as is; elsewhere the sender acts on ACKs the
     /// capture point saw one ACK→data delay earlier.
-    #[inline]
+    #[inline(always)]
     pub fn view(&mut self, now: i64) -> View {
         self.view_lagged(now, self.a2d_ns())
     }
