@@ -557,6 +557,7 @@ impl Sender {
         self.last_send_ns = ts;
     }
 
+    #[inline(always)]
     fn note_echoes_on_data(&mut self, seg: &TcpSegment, ts: i64) {
         let Some((val, ecr)) = seg.options.timestamps else { return };
         if self.sent_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
@@ -589,6 +590,7 @@ impl Sender {
         });
     }
 
+    #[inline(always)]
     fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
         let Some((val, ecr)) = seg.options.timestamps else { return };
         if let Some(t) = take_echo(&mut self.sent_tsvals, ecr) {
