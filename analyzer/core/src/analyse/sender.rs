@@ -1142,7 +1142,10 @@ impl Sender {
         }
     }
 
-    /// Marks the retransmissions of [l, r) spurious on evidence from this ACK.
+    /// Marks the retransmissions of [l, r) spurious on evidence from this ACK. Rare: kept
+    /// out of line, or its walk's setup is hoisted into every ACK's loop.
+    #[cold]
+    #[inline(never)]
     fn prove(&mut self, l: SeqNumber, r: SeqNumber, how: Evidence, notes: &mut PacketNotes) {
         for rec in self.retransmissions.iter_mut().rev() {
             if rec.proven != Evidence::None || rec.end <= l || r <= rec.seq {
