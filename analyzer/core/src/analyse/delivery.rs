@@ -161,6 +161,26 @@ const EDGES_BELOW_SIXTEENTH: [u8; 16] = [0, 0, 1, 1, 2, 3, 3, 4, 4, 5, 5, 6, 6, 
 /// error (an ulp) is far below it, so elsewhere both give the same bin.
 const EDGE_HAIR: f64 = 1e-9;
 
+/// Per bin of an octave, the fractions a hair clear of its lower and upper edge.
+const CLEAR_ABOVE: [f64; 8] = {
+    let mut a = [1.0 + EDGE_HAIR; 8];
+    let mut i = 1;
+    while i < 8 {
+        a[i] = BIN_STEPS[i - 1] * (1.0 + EDGE_HAIR);
+        i += 1;
+    }
+    a
+};
+const CLEAR_BELOW: [f64; 8] = {
+    let mut a = [0.0; 8];
+    let mut i = 0;
+    while i < 8 {
+        a[i] = BIN_STEPS[i] * (1.0 - EDGE_HAIR);
+        i += 1;
+    }
+    a
+};
+
 /// [`bin_of_log2`] without a log2 per rate sample (two per ACK that delivered): the octave
 /// from the float's exponent, the bin within it from the seven edges between.
 fn bin_of(bps: f64) -> usize {
@@ -174,8 +194,7 @@ fn bin_of(bps: f64) -> usize {
     // Edges are more than 1/16 apart: the top four bits of the fraction leave one to test.
     let mut within = EDGES_BELOW_SIXTEENTH[(bits >> 48) as usize & 15] as usize;
     within += (m >= BIN_STEPS[within]) as usize;
-    let (lo, hi) = (if within == 0 { 1.0 } else { BIN_STEPS[within - 1] }, BIN_STEPS[within]);
-    if m - lo < lo * EDGE_HAIR || hi - m < hi * EDGE_HAIR {
+    if m < CLEAR_ABOVE[within] || m > CLEAR_BELOW[within] {
         return bin_of_log2(bps);
     }
     8 * octave + within
