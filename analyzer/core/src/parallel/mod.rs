@@ -125,7 +125,8 @@ impl Worker {
 
     #[inline]
     fn slot(states: &mut Vec<Option<Box<FlowState>>>, stride: u32, flow: u32) -> &mut Option<Box<FlowState>> {
-        let i = (flow / stride) as usize;
+        // One worker (stride 1), the single-thread case: no division on the way to the state.
+        let i = if stride == 1 { flow } else { flow / stride } as usize;
         if i >= states.len() {
             states.resize_with(i + 1, || None);
         }
