@@ -52,6 +52,24 @@ fn reference(p: &Path) -> (String, Vec<String>) {
     (format!("{:?} {:?} {:?}", s.flows, s.stats, s.error.map(|e| e.to_string())), verdicts)
 }
 
+/// A sink that asks for every packet's notes (and drops them): the full analysis step.
+struct WantsNotes;
+impl tcpdiag_core::analyse::NotesSink for WantsNotes {
+    fn packet(&mut self, _: &tcpdiag_core::ingest::Frame<'_>, _: &tcpdiag_core::decode::TcpSegment, _: tcpdiag_core::flow::Placement, _: &tcpdiag_core::analyse::PacketNotes) {}
+}
+
+#[test]
+fn verdicts_are_the_same_whether_notes_are_kept_or_not() {
+    // The verdict-only step (`FlowState::on_segment_state`) skips note work: it must move
+    // the state exactly as the full one does.
+    for p in samples().into_iter().chain(corpus()) {
+        let mut a = Analyzer::new(WantsNotes, Default::default());
+        let s = scan(open(&p), &mut a);
+        let full: Vec<String> = a.finish(&s.flows).0.iter().map(|v| format!("{v:?}")).collect();
+        assert_eq!(full, reference(&p).1, "{}", p.display());
+    }
+}
+
 fn rendered(o: &Outcome) -> (String, Vec<String>) {
     let s = &o.scan;
     (

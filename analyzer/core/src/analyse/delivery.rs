@@ -145,8 +145,59 @@ impl DeliveryRate {
     }
 }
 
-fn bin_of(bps: f64) -> usize {
+/// The histogram bin of a rate: ⌊8·log2(bps / 1 kbit/s)⌋, below the top bin.
+fn bin_of_log2(bps: f64) -> usize {
     (((bps / FLOOR_BPS).max(1.0).log2() * BINS_PER_OCTAVE) as usize).min(BINS - 1)
+}
+
+/// Where the bins of an octave start above its first, 2^(i/8) for i = 1..=8.
+const BIN_STEPS: [f64; 8] = [
+    1.0905077326652577, 1.189207115002721, 1.2968395546510096, 1.4142135623730951,
+    1.5422108254079407, 1.681792830507429, 1.8340080864093424, 2.0,
+];
+/// Edges of `BIN_STEPS` at or below 1 + c/16, for c = 0..16.
+const EDGES_BELOW_SIXTEENTH: [u8; 16] = [0, 0, 1, 1, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7];
+/// Closer than this (relative) to a bin's edge, `bin_of_log2` decides: the float log2's
+/// error (an ulp) is far below it, so elsewhere both give the same bin.
+const EDGE_HAIR: f64 = 1e-9;
+
+/// Per bin of an octave, the fractions a hair clear of its lower and upper edge.
+const CLEAR_ABOVE: [f64; 8] = {
+    let mut a = [1.0 + EDGE_HAIR; 8];
+    let mut i = 1;
+    while i < 8 {
+        a[i] = BIN_STEPS[i - 1] * (1.0 + EDGE_HAIR);
+        i += 1;
+    }
+    a
+};
+const CLEAR_BELOW: [f64; 8] = {
+    let mut a = [0.0; 8];
+    let mut i = 0;
+    while i < 8 {
+        a[i] = BIN_STEPS[i] * (1.0 - EDGE_HAIR);
+        i += 1;
+    }
+    a
+};
+
+/// [`bin_of_log2`] without a log2 per rate sample (two per ACK that delivered): the octave
+/// from the float's exponent, the bin within it from the seven edges between.
+fn bin_of(bps: f64) -> usize {
+    let y = (bps / FLOOR_BPS).max(1.0); // a NaN rate gives 1 here, as in bin_of_log2
+    let bits = y.to_bits();
+    let octave = (bits >> 52) as usize - 1023; // y >= 1: sign 0, exponent >= 1023
+    if octave >= BINS / 8 {
+        return bin_of_log2(bps); // the top bin or beyond (or infinite)
+    }
+    let m = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52)); // y / 2^octave, in [1, 2)
+    // Edges are more than 1/16 apart: the top four bits of the fraction leave one to test.
+    let mut within = EDGES_BELOW_SIXTEENTH[(bits >> 48) as usize & 15] as usize;
+    within += (m >= BIN_STEPS[within]) as usize;
+    if m < CLEAR_ABOVE[within] || m > CLEAR_BELOW[within] {
+        return bin_of_log2(bps);
+    }
+    8 * octave + within
 }
 
 fn bin_middle(i: usize) -> f64 {
@@ -156,6 +207,30 @@ fn bin_middle(i: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bins_without_log2_are_the_log2_bins() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rates = vec![0.0, 1.0, 999.0, 1e3, 1e15, 1e300, f64::INFINITY, f64::NAN, f64::MIN_POSITIVE];
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            rates.push(10f64.powf(2.0 + (x % 1_000_000) as f64 * 1.3e-5)); // 100 b/s to 1 Pb/s
+        }
+        // Every edge, and the floats next to it.
+        for k in 0..BINS + 8 {
+            let edge = FLOOR_BPS * 2f64.powf(k as f64 / BINS_PER_OCTAVE);
+            for d in -3i64..=3 {
+                rates.push(f64::from_bits((edge.to_bits() as i64 + d) as u64));
+                rates.push(edge * (1.0 + d as f64 * 1e-10));
+                rates.push(edge * (1.0 + d as f64 * 1e-8));
+            }
+        }
+        for r in rates {
+            assert_eq!(bin_of(r), bin_of_log2(r), "{r:e}");
+        }
+    }
 
     #[test]
     fn steady_acks_give_their_rate() {

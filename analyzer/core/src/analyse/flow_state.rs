@@ -115,7 +115,16 @@ impl FlowState {
             }
         }
 
-        *notes = PacketNotes::default();
+        if full {
+            *notes = PacketNotes::default();
+        } else {
+            // Verdict only: nothing reads the notes but this step, which reads back only
+            // these three before writing them (and in_flight/unacked, always written first).
+            // Resetting them alone spares clearing 184 bytes a packet.
+            notes.retrans = super::notes::RetransKind::None;
+            notes.reorder = None;
+            notes.spurious_of = 0;
+        }
         // The window this packet advertises limits the other direction's sender.
         let (rwnd, basis) = self.scaling_of(d).rwnd(seg.window, syn);
         if seg.flags & flags::RST == 0 {

@@ -75,6 +75,9 @@ pub struct LimitTracker {
     /// receiver holds at least as much unread data as it offers room for: Linux advertises
     /// its free buffer), and the window over the busy time it was.
     rwnd_held: bool,
+    /// `state` is Rwnd or `rwnd_held`: a one-state gap adds to a window integral (kept
+    /// with them, so the usual gap tests one flag).
+    integrates_window: bool,
     pub held_down: WindowTime,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
@@ -138,39 +141,50 @@ struct Window {
 
 impl LimitTracker {
     /// Charges the time since the previous packet to the state then in force.
-    #[inline]
+    #[inline(always)]
     pub fn charge(&mut self, ts: i64) {
         if let Some(prev) = self.last_ts {
             if ts > prev && self.state == self.settled {
-                // One state for the whole gap (the usual case): no split.
+                // One state for the whole gap (the usual case, inlined): no split.
                 let dt = ts - prev;
                 self.state_ns[self.state as usize] += dt;
                 self.since_data[self.state as usize] += dt;
-                if self.state == LimitState::Rwnd {
-                    self.rwnd_limited.add(dt, self.rwnd_now, self.rwnd_peak);
-                }
-                if self.rwnd_held && self.state.busy() {
-                    self.held_down.add(dt, self.rwnd_now, self.rwnd_peak);
+                if self.integrates_window {
+                    self.charge_window(dt);
                 }
             } else if ts > prev {
-                let dt = ts - prev;
-                let now_state = dt.min(self.lag_ns);
-                self.state_ns[self.state as usize] += now_state;
-                self.state_ns[self.settled as usize] += dt - now_state;
-                self.since_data[self.state as usize] += now_state;
-                self.since_data[self.settled as usize] += dt - now_state;
-                let limited = (self.state == LimitState::Rwnd) as i64 * now_state
-                    + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
-                if self.rwnd_held {
-                    let busy = self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state);
-                    self.held_down.add(busy, self.rwnd_now, self.rwnd_peak);
-                }
-                if limited > 0 {
-                    self.rwnd_limited.add(limited, self.rwnd_now, self.rwnd_peak);
-                }
+                self.charge_split(ts - prev);
             }
         }
         self.last_ts = Some(ts);
+    }
+
+    /// The window integrals of a one-state gap (out of line: most gaps have neither).
+    fn charge_window(&mut self, dt: i64) {
+        if self.state == LimitState::Rwnd {
+            self.rwnd_limited.add(dt, self.rwnd_now, self.rwnd_peak);
+        }
+        if self.rwnd_held && self.state.busy() {
+            self.held_down.add(dt, self.rwnd_now, self.rwnd_peak);
+        }
+    }
+
+    /// A gap of `dt` split between the state now (its first `lag_ns`) and the settled one.
+    fn charge_split(&mut self, dt: i64) {
+        let now_state = dt.min(self.lag_ns);
+        self.state_ns[self.state as usize] += now_state;
+        self.state_ns[self.settled as usize] += dt - now_state;
+        self.since_data[self.state as usize] += now_state;
+        self.since_data[self.settled as usize] += dt - now_state;
+        let limited = (self.state == LimitState::Rwnd) as i64 * now_state
+            + (self.settled == LimitState::Rwnd) as i64 * (dt - now_state);
+        if self.rwnd_held {
+            let busy = self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state);
+            self.held_down.add(busy, self.rwnd_now, self.rwnd_peak);
+        }
+        if limited > 0 {
+            self.rwnd_limited.add(limited, self.rwnd_now, self.rwnd_peak);
+        }
     }
 
     /// New data of this direction was seen.
@@ -271,19 +285,14 @@ impl LimitTracker {
         frame: u64,
     ) -> LimitState {
         let plateau_held = |srtt: i64| self.plateau_held(ts, srtt, s.mss.max(536) as u64);
-        let dry = match (self.ran_dry_ns, s.rtt.srtt_ns) {
-            (Some(t), Some(r)) => ts - t <= DRY_RTTS * r,
-            (dried, None) => dried.is_some(),
-            (None, _) => false,
-        };
         let w = Window { bytes: rwnd, inferred: window_inferred };
-        let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, dry);
+        let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns);
         // The settled decision differs only in the flight and window it reads: with the
         // same ones (always at the sender, where the settled view is the view) it is `state`.
         let settled_w = Window { bytes: settled.rwnd, ..w };
         let same_inputs = settled.unacked == view.unacked && settled_w.bytes == w.bytes;
         let settled_state =
-            if same_inputs { state } else { Self::decide(s, settled, cwnd, settled_w, ts, &plateau_held, dry) };
+            if same_inputs { state } else { Self::decide_apart(s, settled, cwnd, settled_w, ts, &plateau_held, self.ran_dry_ns) };
         if state == LimitState::Idle {
             // A send buffer never empties: whatever was flat before the pause was not it.
             let grew = self.flat_level > 0 && s.rtt.srtt_ns.is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
@@ -307,11 +316,20 @@ impl LimitTracker {
             self.first_frame[state as usize] = frame;
         }
         self.state = state;
+        self.integrates_window = state == LimitState::Rwnd || self.rwnd_held;
         state
     }
 
+    /// [`Self::decide`] out of line, for the rare second decision (the settled state).
     #[allow(clippy::too_many_arguments)]
-    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, dry: bool) -> LimitState {
+    #[inline(never)]
+    fn decide_apart(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>) -> LimitState {
+        Self::decide(s, view, cwnd, window, ts, plateau_held, ran_dry_ns)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>) -> LimitState {
         let rwnd = window.bytes;
         if !s.started || s.data_segments == 0 {
             return LimitState::Unknown;
@@ -341,7 +359,13 @@ impl LimitTracker {
             return LimitState::Idle;
         }
         // A sender that just sent all it had waits on its application, whatever cwnd is:
-        // with data queued behind a full cwnd its segments would be full-sized.
+        // with data queued behind a full cwnd its segments would be full-sized. (Worked
+        // out here, where it is read: most packets are decided before.)
+        let dry = match (ran_dry_ns, s.rtt.srtt_ns) {
+            (Some(t), Some(r)) => ts - t <= DRY_RTTS * r,
+            (dried, None) => dried.is_some(),
+            (None, _) => false,
+        };
         if dry {
             return LimitState::App;
         }
@@ -469,7 +493,7 @@ mod tests {
         cwnd.value = w - 4 * mss;
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 400_000_000), false)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 400_000_000), None)
     }
 
     /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
@@ -484,7 +508,7 @@ mod tests {
         cwnd.value = flight;
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 40_000_000), false)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 40_000_000), None)
     }
 
     #[test]
@@ -525,7 +549,7 @@ mod tests {
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };
-        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false }, ts, &flat_since(ts, ts), false)
+        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false }, ts, &flat_since(ts, ts), None)
     }
 
     #[test]

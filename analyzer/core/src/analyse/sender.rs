@@ -557,6 +557,7 @@ impl Sender {
         self.last_send_ns = ts;
     }
 
+    #[inline(always)]
     fn note_echoes_on_data(&mut self, seg: &TcpSegment, ts: i64) {
         let Some((val, ecr)) = seg.options.timestamps else { return };
         if self.sent_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
@@ -589,6 +590,7 @@ impl Sender {
         });
     }
 
+    #[inline(always)]
     fn note_echoes_on_ack(&mut self, seg: &TcpSegment, ts: i64) {
         let Some((val, ecr)) = seg.options.timestamps else { return };
         if let Some(t) = take_echo(&mut self.sent_tsvals, ecr) {
@@ -723,7 +725,7 @@ impl Sender {
     /// The sender's flight, unacked bytes and window as they stand for a segment seen
     /// now. At the sender that is the state as is; elsewhere the sender acts on ACKs the
     /// capture point saw one ACK→data delay earlier.
-    #[inline]
+    #[inline(always)]
     pub fn view(&mut self, now: i64) -> View {
         self.view_lagged(now, self.a2d_ns())
     }
@@ -1140,7 +1142,10 @@ impl Sender {
         }
     }
 
-    /// Marks the retransmissions of [l, r) spurious on evidence from this ACK.
+    /// Marks the retransmissions of [l, r) spurious on evidence from this ACK. Rare: kept
+    /// out of line, or its walk's setup is hoisted into every ACK's loop.
+    #[cold]
+    #[inline(never)]
     fn prove(&mut self, l: SeqNumber, r: SeqNumber, how: Evidence, notes: &mut PacketNotes) {
         for rec in self.retransmissions.iter_mut().rev() {
             if rec.proven != Evidence::None || rec.end <= l || r <= rec.seq {

@@ -50,7 +50,11 @@ pub struct HandshakeTimes {
 }
 
 impl HandshakeTimes {
+    #[inline]
     pub fn on_segment(&mut self, f: u16, dir: usize, ts: i64) {
+        if self.ack.is_some() {
+            return; // complete (the ACK is set last): every packet after it, skipped at once
+        }
         let syn_ack = flags::SYN | flags::ACK;
         match (self.syn, f & syn_ack) {
             (None, x) if x == flags::SYN => self.syn = Some((dir, ts)),
@@ -153,30 +157,48 @@ pub struct DelayStats {
     data_to_ack: [Vec<i64>; 2],
     last_data: [Option<i64>; 2],
     last_ack: [Option<i64>; 2],
+    /// Which of the four sample lists hold `CAP` samples (bits `A2D << d`, `D2A << d`):
+    /// read every packet, one byte instead of two vector lengths.
+    full: u8,
 }
+
+const A2D: u8 = 1;
+const D2A: u8 = 4;
 
 impl DelayStats {
     #[inline]
     pub fn on_segment(&mut self, seg: &TcpSegment, d: usize, ts: i64) {
         let r = 1 - d;
         // A kind of delay whose samples are all taken needs its start times no more.
-        if seg.payload_len > 0 && !full(&self.ack_to_data[d]) {
+        if seg.payload_len > 0 && self.full & (A2D << d) == 0 {
             if let Some(a) = self.last_ack[d].take() {
-                push(&mut self.ack_to_data[d], ts - a);
+                self.push_a2d(d, ts - a);
             }
         }
-        if seg.payload_len > 0 && !full(&self.data_to_ack[d]) {
+        if seg.payload_len > 0 && self.full & (D2A << d) == 0 {
             self.last_data[d].get_or_insert(ts);
         }
         if seg.flags & flags::ACK != 0 && seg.payload_len == 0 {
-            if !full(&self.data_to_ack[r]) {
+            if self.full & (D2A << r) == 0 {
                 if let Some(t) = self.last_data[r].take() {
-                    push(&mut self.data_to_ack[r], ts - t);
+                    self.push_d2a(r, ts - t);
                 }
             }
-            if !full(&self.ack_to_data[r]) {
+            if self.full & (A2D << r) == 0 {
                 self.last_ack[r] = Some(ts);
             }
+        }
+    }
+
+    fn push_a2d(&mut self, d: usize, x: i64) {
+        if push(&mut self.ack_to_data[d], x) {
+            self.full |= A2D << d;
+        }
+    }
+
+    fn push_d2a(&mut self, d: usize, x: i64) {
+        if push(&mut self.data_to_ack[d], x) {
+            self.full |= D2A << d;
         }
     }
 
@@ -194,14 +216,12 @@ impl DelayStats {
     }
 }
 
-fn full(v: &[i64]) -> bool {
-    v.len() >= CAP
-}
-
-fn push(v: &mut Vec<i64>, x: i64) {
+/// Keeps a sample while fewer than `CAP` are kept; true once `CAP` are.
+fn push(v: &mut Vec<i64>, x: i64) -> bool {
     if v.len() < CAP && x >= 0 {
         v.push(x);
     }
+    v.len() >= CAP
 }
 
 fn median(v: &[i64]) -> Option<i64> {
