@@ -152,7 +152,7 @@ fn bin_of_log2(bps: f64) -> usize {
 
 /// Where the bins of an octave start above its first, 2^(i/8) for i = 1..=8.
 const BIN_STEPS: [f64; 8] = [
-    1.0905077326652577, 1.189207115002721, 1.2968395546510096, 1.4142135623730951,
+    1.0905077326652577, 1.189207115002721, 1.2968395546510096, std::f64::consts::SQRT_2,
     1.5422108254079407, 1.681792830507429, 1.8340080864093424, 2.0,
 ];
 /// Edges of `BIN_STEPS` at or below 1 + c/16, for c = 0..16.

@@ -90,12 +90,12 @@ fn after_timeout(s: &Sender, ts: i64) -> bool {
     s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= LOSS_WINDOW_RTTS * srtt))
 }
 
-/// Moves up to `ns` of send-buffer time to cwnd; returns how much moved.
-fn uncredit(state_ns: &mut [i64; LimitState::ALL.len()], ns: i64) -> i64 {
-    let (cwnd, sndbuf) = (LimitState::Cwnd as usize, LimitState::Sndbuf as usize);
-    let moved = ns.min(state_ns[sndbuf]);
-    state_ns[sndbuf] -= moved;
-    state_ns[cwnd] += moved;
+/// Moves up to `ns` (not below zero) of time from state `from` to `to`; returns how much
+/// moved.
+fn move_time(times: &mut [i64; LimitState::ALL.len()], from: LimitState, to: LimitState, ns: i64) -> i64 {
+    let moved = ns.min(times[from as usize]).max(0);
+    times[from as usize] -= moved;
+    times[to as usize] += moved;
     moved
 }
 
@@ -232,8 +232,7 @@ impl LimitTracker {
             }
         }
         if self.flat_level == 0 || f < lo || f > hi {
-            let grew = self.flat_level > 0 && (f > hi || srtt.is_some_and(|r| self.still_growing(ts, r, mss)));
-            self.end_stretch(grew);
+            self.end_stretch(self.flat_level > 0 && f > hi, ts, srtt, mss);
             // A level that stayed low began when the flight first fell.
             let start = if f < lo { self.dip_since.unwrap_or(ts) } else { ts };
             self.dip_since = None;
@@ -295,8 +294,7 @@ impl LimitTracker {
             if same_inputs { state } else { Self::decide_apart(s, settled, cwnd, settled_w, ts, &plateau_held, self.ran_dry_ns) };
         if state == LimitState::Idle {
             // A send buffer never empties: whatever was flat before the pause was not it.
-            let grew = self.flat_level > 0 && s.rtt.srtt_ns.is_some_and(|r| self.still_growing(ts, r, s.mss.max(536) as u64));
-            self.end_stretch(grew);
+            self.end_stretch(false, ts, s.rtt.srtt_ns, s.mss.max(536) as u64);
             self.flat_level = 0;
             self.dip_since = None;
         }
@@ -423,28 +421,26 @@ impl LimitTracker {
     /// A plateau held long past its proof: the buffer held the flight from the stretch's
     /// start, as Linux's sndbuf_limited chrono counts it, not only once it was proven.
     fn credit_plateau(&mut self) {
-        let (cwnd, sndbuf) = (LimitState::Cwnd as usize, LimitState::Sndbuf as usize);
-        let moved = (self.state_ns[cwnd] - self.flat_cwnd_ns).max(0);
-        self.state_ns[cwnd] -= moved;
-        self.state_ns[sndbuf] += moved;
-        let recent = self.since_data[cwnd].min(moved);
-        self.since_data[cwnd] -= recent;
-        self.since_data[sndbuf] += recent;
+        let (cwnd, sndbuf) = (LimitState::Cwnd, LimitState::Sndbuf);
+        let since_flat = self.state_ns[cwnd as usize] - self.flat_cwnd_ns;
+        let moved = move_time(&mut self.state_ns, cwnd, sndbuf, since_flat);
+        move_time(&mut self.since_data, cwnd, sndbuf, moved);
         self.flat_credited = true;
     }
 
-    /// The flat stretch ends; `grew`: the flight rose above its band or grew inside it as
-    /// an opening cwnd does. A send buffer at its size adds nothing, so a plateau the
+    /// The flat stretch ends; `rose`: the flight rose above its band. It grew if so, or if it
+    /// grew inside the band as an opening cwnd does. A send buffer at its size adds nothing, so a plateau the
     /// flight grew out of and never came back to, without being flat again at once, was a
     /// congestion window at rest: CUBIC's sits within a segment of W_max for ~2.7 s
     /// whatever the round trip (0.4·t³ < 1 segment for |t| < 1.36 s), which is more than
     /// FLAT_RTTS rounds on a path under ~340 ms when its TCP-friendly growth does not
     /// catch up first. Its send-buffer time goes back to cwnd.
-    fn end_stretch(&mut self, grew: bool) {
+    fn end_stretch(&mut self, rose: bool, ts: i64, srtt: Option<i64>, mss: u64) {
+        let grew = self.flat_level > 0 && (rose || srtt.is_some_and(|r| self.still_growing(ts, r, mss)));
         let pending = std::mem::take(&mut self.grown_out_ns);
         if !self.flat_proven && pending > 0 {
-            let moved = uncredit(&mut self.state_ns, pending);
-            uncredit(&mut self.since_data, moved);
+            let moved = move_time(&mut self.state_ns, LimitState::Sndbuf, LimitState::Cwnd, pending);
+            move_time(&mut self.since_data, LimitState::Sndbuf, LimitState::Cwnd, moved);
         }
         if grew && self.flat_proven {
             let level = self.flat_level as f64;
@@ -458,7 +454,7 @@ impl LimitTracker {
     pub fn final_state_ns(&self) -> [i64; LimitState::ALL.len()] {
         let mut state_ns = self.state_ns;
         if self.grown_out_ns > 0 && !self.flat_proven {
-            uncredit(&mut state_ns, self.grown_out_ns);
+            move_time(&mut state_ns, LimitState::Sndbuf, LimitState::Cwnd, self.grown_out_ns);
         }
         state_ns
     }
