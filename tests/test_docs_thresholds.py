@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ANALYSE = ROOT / "analyzer" / "core" / "src" / "analyse"
-WORDS = {1: "one", 2: "two", 4: "four", 5: "five", 8: "eight"}
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 8: "eight"}
 
 
 def constants() -> dict[str, float]:
@@ -37,6 +37,10 @@ def us(ns: float) -> str:
 
 def ms(ns: float) -> str:
     return f"{ns / 1e6:g}"
+
+
+def seconds(ns: float) -> str:
+    return f"{ns / 1e9:g}"
 
 
 def word(x: float) -> str:
@@ -75,6 +79,8 @@ PHRASES = [
     ("engine.md", "resent {0} segments or more", [("OVERSHOOT_MIN_LOSSES", word)]),
     ("engine.md", "and at least {0} of them, were proved spurious", [("MIN_SPURIOUS", times)]),
     ("engine.md", "and its first {0} are credited to it", [("FLAT_RTTS", word)]),
+    ("engine.md", "to within {0} segments of the W_max that loss set", [("WMAX_REACH", word)]),
+    ("engine.md", "is proven flat only after {0} s there", [("CUBIC_FLAT_NS", seconds)]),
     ("engine.md", "below {0} Reno, up to {1} CUBIC, from {2} no cut",
      [("RENO_CUBIC_SPLIT", times), ("CUBIC_CUT_MAX", times), ("NO_CUT", times)]),
     ("engine.md", "neither within {0} µs of an ACK nor within {1} µs of the previous segment",

@@ -153,7 +153,11 @@ impl FlowState {
             // for CUBIC), or restored when it was undone as spurious (RFC 3708).
             let recoveries = &self.senders[r].recoveries;
             if let Some(rec) = recoveries.last() {
-                self.cwnd[r].on_recovery_end(rec.flight_before, rec.spurious > 0 && rec.spurious == rec.retransmissions);
+                let undone = rec.spurious > 0 && rec.spurious == rec.retransmissions;
+                self.cwnd[r].on_recovery_end(rec.flight_before, undone);
+                if undone {
+                    self.limits[r].loss_undone();
+                }
                 // The cut says nothing after a timeout (cwnd restarts from one segment) or
                 // when the receive window, not cwnd, held the flight before it.
                 let mss = self.senders[r].mss.max(536) as u64;
@@ -171,6 +175,7 @@ impl FlowState {
         if self.senders[d].recoveries.len() > recoveries_before {
             let clocked = self.cwnd[d].confidence == CwndConfidence::Estimate;
             self.cc[d].recovery_began(recoveries_before, clocked.then_some(self.cwnd[d].value));
+            self.limits[d].loss_began(self.cwnd[d].value);
         }
 
         if seg.payload_len > 0 && notes.retrans == super::notes::RetransKind::None && notes.reorder.is_none() {

@@ -18,6 +18,12 @@ const PLATEAU_CREDIT_RTTS: i64 = 2 * FLAT_RTTS;
 /// level: BBR's drain phase paces one round at 0.75 of its rate. A cut congestion window
 /// (CUBIC's β = 0.7, Reno's ½, a timeout's one segment) stays down for many rounds.
 const DIP_RTTS: i64 = 1;
+/// CUBIC's window W(t) = 0.4·(t−K)³ + W_max (RFC 9438 §4.2, in segments) stays within
+/// WMAX_REACH segments of W_max while |t−K| < ∛(WMAX_REACH/0.4) s: 3.9 s flat whatever the
+/// round trip, at the cwnd it lost at (or (1+β)/2 of it after fast convergence, §4.7). A
+/// flight that grew back up to such a level is proven flat only once it outlasts that.
+const WMAX_REACH: u64 = 3;
+const CUBIC_FLAT_NS: i64 = 3_920_000_000;
 /// Growth per round that shows a congestion window still opening inside that band: Reno
 /// adds a segment a round, CUBIC at least about half of one (its TCP-friendly region);
 /// a send buffer adds nothing. Below it — and two segments of ACK-timing noise — flat.
@@ -46,9 +52,13 @@ pub struct LimitTracker {
     /// Level and start of the current flat stretch of flight estimates.
     flat_level: u64,
     flat_since: i64,
-    /// Highest flight in the stretch's first round, and in the whole stretch.
+    /// Highest flight in the stretch's first round, and in its last two (the one under way
+    /// and the one before): a buffer's level wanders with how writes pack into it, up and
+    /// back; an opening cwnd keeps what it gained.
     flat_first_peak: u64,
     flat_peak: u64,
+    round_peak: u64,
+    round_start: i64,
     /// Time in the cwnd state when the flat stretch began, and whether the stretch's
     /// unproven start was already credited to the send buffer.
     flat_cwnd_ns: i64,
@@ -63,6 +73,12 @@ pub struct LimitTracker {
     grown_out_band: (f64, f64),
     /// When the flight fell below the stretch's band, while it has not come back.
     dip_since: Option<i64>,
+    /// The cwnd estimate when the last loss recovery began (not undone as spurious), and
+    /// its value when the stretch began: where CUBIC's window comes back to rest.
+    lost_at: Option<u64>,
+    flat_wmax: Option<u64>,
+    /// When the stretch's flight first came within reach of that W_max.
+    wmax_reached: Option<i64>,
     /// When the sender last sent the short tail of a write with nothing behind it.
     ran_dry_ns: Option<i64>,
     /// The window in force and the largest advertised before it.
@@ -88,6 +104,19 @@ pub struct LimitTracker {
 fn after_timeout(s: &Sender, ts: i64) -> bool {
     let srtt = s.rtt.srtt_ns.unwrap_or(0);
     s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= LOSS_WINDOW_RTTS * srtt))
+}
+
+/// `level` is within reach of where CUBIC's window rests after a loss at cwnd `lost_at`:
+/// that cwnd, or (1+β)/2 of it.
+fn at_wmax(level: u64, lost_at: u64, mss: u64) -> bool {
+    let near = |w: f64| (level as f64 - w).abs() <= (WMAX_REACH * mss) as f64;
+    near(lost_at as f64) || near(lost_at as f64 * (1.0 + super::congestion::CUBIC_BETA) / 2.0)
+}
+
+/// `level` is out of reach below both of those: a flight that starts there has to grow back.
+fn below_wmax(level: u64, lost_at: u64, mss: u64) -> bool {
+    let low = lost_at as f64 * (1.0 + super::congestion::CUBIC_BETA) / 2.0;
+    (level as f64) < low - (WMAX_REACH * mss) as f64
 }
 
 /// Moves up to `ns` (not below zero) of time from state `from` to `to`; returns how much
@@ -238,8 +267,14 @@ impl LimitTracker {
             self.dip_since = None;
             self.flat_level = level;
             self.flat_since = start;
+            // Only a flight that has to grow back to W_max rests there as CUBIC does; one back
+            // at its old level at once was not cut.
+            self.flat_wmax = self.lost_at.filter(|&w| below_wmax(level, w, mss));
+            self.wmax_reached = None;
             self.flat_first_peak = flight;
             self.flat_peak = flight;
+            self.round_peak = flight;
+            self.round_start = start;
             self.flat_cwnd_ns = self.state_ns[LimitState::Cwnd as usize];
             self.flat_sndbuf_ns = self.state_ns[LimitState::Sndbuf as usize];
             self.flat_credited = false;
@@ -251,21 +286,47 @@ impl LimitTracker {
         if srtt.map_or(true, |r| ts - self.flat_since <= r) {
             self.flat_first_peak = self.flat_first_peak.max(flight);
         }
-        self.flat_peak = self.flat_peak.max(flight);
+        if srtt.is_some_and(|r| ts - self.round_start > r) {
+            self.flat_peak = self.round_peak;
+            self.round_peak = 0;
+            self.round_start = ts;
+        }
+        self.round_peak = self.round_peak.max(flight);
+        if self.wmax_reached.is_none() && self.flat_wmax.is_some_and(|w| at_wmax(flight, w, mss)) {
+            self.wmax_reached = Some(ts);
+        }
+    }
+
+    /// A loss recovery began with the cwnd estimate at `cwnd`.
+    pub fn loss_began(&mut self, cwnd: u64) {
+        self.lost_at = Some(cwnd);
+    }
+
+    /// The last recovery was undone (all its retransmissions spurious): no window was cut.
+    pub fn loss_undone(&mut self) {
+        self.lost_at = None;
+    }
+
+    /// The stretch's top: the highest flight of its last two rounds.
+    fn top(&self) -> u64 {
+        self.flat_peak.max(self.round_peak)
     }
 
     /// The flight kept growing inside the flat band, as an opening cwnd does.
     fn still_growing(&self, ts: i64, srtt: i64, mss: u64) -> bool {
         let rounds = (ts - self.flat_since) as f64 / srtt.max(1) as f64;
         let floor = (2.0f64).max(rounds * CWND_GROWTH_PER_RTT) * mss as f64;
-        self.flat_peak as f64 >= self.flat_first_peak as f64 + floor
+        self.top() as f64 >= self.flat_first_peak as f64 + floor
     }
 
     /// The flight has stayed in one band, not growing as an opening cwnd does, for
     /// FLAT_RTTS round trips. No flight sample yet (the first round trips): nothing has
     /// been flat. The float test of growth runs last: it decides only old stretches.
     fn plateau_held(&self, ts: i64, srtt: i64, mss: u64) -> bool {
-        self.flat_level != 0 && ts - self.flat_since >= FLAT_RTTS * srtt && !self.still_growing(ts, srtt, mss)
+        self.flat_level != 0
+            && ts - self.flat_since >= FLAT_RTTS * srtt
+            && !self.wmax_reached.is_some_and(|t| ts - t < CUBIC_FLAT_NS)
+            && !self.still_growing(ts, srtt, mss)
     }
 
     /// Decides the state after a packet. `rwnd`: the receiver's window for this
@@ -521,6 +582,41 @@ mod tests {
         }
         assert_eq!(lim.flat_since, 0);
         assert!(!lim.still_growing(80 * rtt / 4, rtt, 1448));
+    }
+
+    /// Flight samples over a 100 ms path, one a round, of `segments` 1,448 B segments each,
+    /// after a loss at a cwnd of 100 segments (CUBIC's W_max after fast convergence: 85).
+    /// Returns whether the flight was held flat after each.
+    fn after_a_loss_at_100(segments: &[u64]) -> Vec<bool> {
+        let (mss, rtt) = (1448u64, 100_000_000i64);
+        let mut lim = LimitTracker::default();
+        lim.loss_began(100 * mss);
+        let mut held = Vec::new();
+        for (r, &n) in segments.iter().enumerate() {
+            let ts = r as i64 * rtt;
+            lim.on_flight_sample(n * mss, n * mss, ts, Some(rtt), mss);
+            held.push(lim.plateau_held(ts, rtt, mss));
+        }
+        held
+    }
+
+    #[test]
+    fn a_flight_grown_back_to_cubics_wmax_rests_there_before_it_is_a_plateau() {
+        // Cut to 70, back up a segment a round to 85, then flat: 30 rounds (3 s) flat is
+        // within CUBIC's 3.9 s near W_max; 10 more are past it.
+        let mut flight: Vec<u64> = (70..=85).collect();
+        flight.extend([85; 40]);
+        let held = after_a_loss_at_100(&flight);
+        assert!(!held[..16 + 30].iter().any(|&h| h), "proven within CUBIC's rest");
+        assert!(held[flight.len() - 1], "flat past it");
+    }
+
+    #[test]
+    fn a_flight_back_at_its_level_at_once_was_not_cut() {
+        // Back at 100 segments right after the loss (BBR, or a send buffer under a cwnd the
+        // loss cut to more than it holds): proven after FLAT_RTTS rounds as before.
+        let held = after_a_loss_at_100(&[100; 12]);
+        assert!(held[FLAT_RTTS as usize + 1]);
     }
 
     #[test]

@@ -360,3 +360,14 @@ fn a_plateau_whose_level_wanders_up_and_back_stays_the_send_buffers() {
     let share = sndbuf_share_of_rounds(&windows);
     assert!(share > 0.6, "{share}");
 }
+
+#[test]
+fn a_plateau_whose_level_wanders_above_within_the_band_stays_the_send_buffers() {
+    // 100 segments a round, one round 8 over (inside the band), then 100 again: what
+    // counts as growth is the last rounds' top, not the highest the stretch ever reached.
+    let mut windows = vec![100; 10];
+    windows.push(108);
+    windows.extend([100; 19]);
+    let share = sndbuf_share_of_rounds(&windows);
+    assert!(share > 0.6, "{share}");
+}
