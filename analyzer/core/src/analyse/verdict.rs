@@ -330,12 +330,18 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             ("share", Value::Share(rwnd_share)),
         ];
         let wscale_off = summary.wscale_in_effect() == Some(false);
+        // Handshake not captured: a window that held the sender at exactly 65,535 B with no
+        // flight ever proving a shift is the field's maximum unscaled.
+        let unscaled_max = summary.wscale_in_effect().is_none()
+            && fs.scaling[1 - dd] == Some(Scaling::Unknown { min_shift: 0 })
+            && rwnd == u16::MAX as u64;
         // A static SO_RCVBUF: the window reached its maximum early (the kernel's first
         // ramp) and never grew again while the sender kept it full.
         let transfer = (end - start).max(1);
         let fixed = fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
-        let id = if wscale_off && rwnd <= 65_535 {
+        let id = if (wscale_off && rwnd <= 65_535) || unscaled_max {
             let who = match (summary.sides[0].syn.wscale, summary.sides[1].syn.wscale) {
+                _ if unscaled_max => "handshake not captured; the window stayed at 65,535 B, the most an unscaled window offers — or one scaled by 0: a receive buffer of 64 KB or less when the connection opened",
                 (None, None) => "neither SYN offered it",
                 (None, _) => "the client's SYN lacks the option",
                 _ => "the server's SYN/ACK lacks the option",

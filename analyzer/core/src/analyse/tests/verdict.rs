@@ -128,3 +128,37 @@ fn four_are_a_few_losses_not_an_overshoot() {
     let v = first_burst_losing(4);
     assert!(v.findings.iter().all(|f| f.id != FindingId::SlowStartOvershoot), "{:?}", v.findings);
 }
+
+/// A capture begun mid-transfer (no handshake): B advertises `raw` in every ACK and A keeps
+/// the window full, one segment released per ACK, over twenty 40 ms rounds.
+fn window_bound_without_handshake(raw: u16) -> FlowVerdict {
+    const RTT: i64 = 40_000;
+    let mut t = Trace::new();
+    let segments = raw as u32 / MSS;
+    t.seg(0, B).rel_ack(1).win(raw).send();
+    for k in 0..segments {
+        t.seg(100 + k as i64, A).data(1 + k * MSS, MSS).send();
+    }
+    for r in 1..=20u32 {
+        for i in 0..segments {
+            let k = (r - 1) * segments + i;
+            let at = r as i64 * RTT + i as i64 * 100;
+            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).win(raw).send();
+            t.seg(at + 10, A).data(1 + (k + segments) * MSS, MSS).send();
+        }
+    }
+    t.verdict()
+}
+
+#[test]
+fn a_window_held_at_the_unscaled_maximum_without_a_handshake_is_scaling_not_in_effect() {
+    let v = window_bound_without_handshake(u16::MAX);
+    assert_eq!(v.findings[0].id, FindingId::WscaleMissing);
+}
+
+#[test]
+fn a_window_held_below_it_is_not() {
+    let v = window_bound_without_handshake(60_000);
+    assert!(v.findings[0].id != FindingId::WscaleMissing, "{:?}", v.findings[0].id);
+    assert!(matches!(v.findings[0].id, FindingId::RwndStatic | FindingId::RwndLimited), "{:?}", v.findings[0].id);
+}
