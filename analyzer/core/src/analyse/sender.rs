@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 
 use super::dsack::dsack;
 use super::notes::{Evidence, PacketNotes, Reorder, RetransKind};
+use super::ring::Ring;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
 use super::vantage::{self, Vantage};
@@ -87,7 +88,7 @@ const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 const AT_SENDER_NS: i64 = 1_000_000;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Snapshot {
     ts: i64,
     una: SeqNumber,
@@ -184,11 +185,11 @@ pub struct Sender {
     /// once a round trip at most).
     lag_ns: i64,
     lag_for_good: bool,
-    sent_tsvals: VecDeque<(u32, i64)>,
-    peer_tsvals: VecDeque<(u32, i64)>,
+    sent_tsvals: Ring<(u32, i64)>,
+    peer_tsvals: Ring<(u32, i64)>,
     /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
     /// sender, its state now is what the capture point saw one ACK→data delay ago.
-    history: VecDeque<Snapshot>,
+    history: Ring<Snapshot>,
     /// The peer's latest window for this direction.
     pub rwnd: Option<u64>,
     /// Highest flight in each of the last few round trips (slow-start detection).
@@ -239,7 +240,7 @@ fn ts_older(a: u32, b: u32) -> bool {
 }
 
 /// Pops TSvals up to `ecr` and returns when `ecr` itself was first seen, if it was.
-fn take_echo(pending: &mut VecDeque<(u32, i64)>, ecr: u32) -> Option<i64> {
+fn take_echo(pending: &mut Ring<(u32, i64)>, ecr: u32) -> Option<i64> {
     let mut found = None;
     while let Some(&(v, t)) = pending.front() {
         if ts_older(ecr, v) {
@@ -707,7 +708,7 @@ impl Sender {
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
         // Views look back one ACK→data delay: keep twice that (and a millisecond).
         let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
-        while self.history.len() > 1 && self.history[1].ts < keep_from {
+        while self.history.get(1).is_some_and(|s| s.ts < keep_from) {
             self.history.pop_front();
         }
         // A second snapshot at the same instant (an ACK's window, then its SND.UNA) replaces
@@ -750,7 +751,7 @@ impl Sender {
             };
         }
         let then = now - lag;
-        while self.history.len() > 1 && self.history[1].ts <= then {
+        while self.history.get(1).is_some_and(|s| s.ts <= then) {
             self.history.pop_front();
         }
         let snap = match self.history.front() {
