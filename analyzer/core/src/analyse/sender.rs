@@ -1148,22 +1148,27 @@ impl Sender {
     #[cold]
     #[inline(never)]
     fn prove(&mut self, l: SeqNumber, r: SeqNumber, how: Evidence, notes: &mut PacketNotes) {
-        for rec in self.retransmissions.iter_mut().rev() {
-            if rec.proven != Evidence::None || rec.end <= l || r <= rec.seq {
-                continue;
-            }
-            rec.proven = how;
-            self.spurious += 1;
-            if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
-                recovery.spurious += 1;
-            }
-            if notes.spurious_of == 0 {
-                notes.spurious_of = rec.frame;
-                notes.spurious_by = how;
-                notes.spurious_orig = rec.orig_frame;
-                notes.spurious_ts = rec.ts_ns;
-            }
-            break;
+        // The latest unproven retransmission overlapping [l, r). Most D-SACKs match none
+        // (duplicates of originals): the search runs over the deque's two slices, not its
+        // iterator, as it often walks every record.
+        // (Spelled as the records to pass over: sequence order is not symmetric at 2^31.)
+        let pass = |x: &RetransRecord| x.proven != Evidence::None || x.end <= l || r <= x.seq;
+        let hit = |x: &RetransRecord| !pass(x);
+        let (older, newer) = self.retransmissions.as_slices();
+        let Some(at) = newer.iter().rposition(hit).map(|i| older.len() + i).or_else(|| older.iter().rposition(hit)) else {
+            return;
+        };
+        let rec = &mut self.retransmissions[at];
+        rec.proven = how;
+        self.spurious += 1;
+        if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
+            recovery.spurious += 1;
+        }
+        if notes.spurious_of == 0 {
+            notes.spurious_of = rec.frame;
+            notes.spurious_by = how;
+            notes.spurious_orig = rec.orig_frame;
+            notes.spurious_ts = rec.ts_ns;
         }
     }
 
