@@ -8,6 +8,8 @@ pub struct Ring<T> {
     buf: Vec<T>,
     head: usize,
     len: usize,
+    /// The value pushed last.
+    last: T,
 }
 
 impl<T: Copy + Default> Ring<T> {
@@ -41,10 +43,20 @@ impl<T: Copy + Default> Ring<T> {
         self.get(self.len.wrapping_sub(1))
     }
 
+    /// `back` without finding its slot: the value pushed (or put back) last, while any is kept.
     #[inline]
-    pub fn back_mut(&mut self) -> Option<&mut T> {
-        let i = self.slot(self.len.checked_sub(1)?);
-        Some(&mut self.buf[i])
+    pub fn newest(&self) -> Option<T> {
+        (self.len > 0).then_some(self.last)
+    }
+
+    /// Replaces the newest value (none kept: does nothing).
+    #[inline]
+    pub fn replace_back(&mut self, v: T) {
+        if let Some(n) = self.len.checked_sub(1) {
+            let i = self.slot(n);
+            self.buf[i] = v;
+            self.last = v;
+        }
     }
 
     #[inline]
@@ -62,6 +74,7 @@ impl<T: Copy + Default> Ring<T> {
         }
         let i = self.slot(self.len);
         self.buf[i] = v;
+        self.last = v;
         self.len += 1;
     }
 
@@ -98,14 +111,15 @@ mod tests {
                 }
                 2 => assert_eq!(r.pop_front(), d.pop_front()),
                 3 => {
-                    if let (Some(a), Some(b)) = (r.back_mut(), d.back_mut()) {
-                        *a += 1;
+                    if let Some(b) = d.back_mut() {
                         *b += 1;
+                        r.replace_back(*b);
                     }
                 }
                 _ => {}
             }
             assert_eq!((r.len(), r.front(), r.back(), r.get(1)), (d.len(), d.front(), d.back(), d.get(1)));
+            assert_eq!(r.newest(), d.back().copied());
         }
     }
 }

@@ -561,7 +561,7 @@ impl Sender {
     #[inline(always)]
     fn note_echoes_on_data(&mut self, seg: &TcpSegment, ts: i64) {
         let Some((val, ecr)) = seg.options.timestamps else { return };
-        if self.sent_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+        if self.sent_tsvals.newest().map_or(true, |(v, _)| ts_older(v, val)) {
             if self.sent_tsvals.len() == ECHO_MEMORY {
                 self.sent_tsvals.pop_front();
             }
@@ -603,7 +603,7 @@ impl Sender {
                 self.refresh_lag();
             }
         }
-        if self.peer_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+        if self.peer_tsvals.newest().map_or(true, |(v, _)| ts_older(v, val)) {
             let keep_from = ts - 2 * self.a2d_ns() - PEER_TSVAL_SPAN_NS;
             while self.peer_tsvals.len() > 1 && self.peer_tsvals.front().is_some_and(|&(_, t)| t < keep_from) {
                 self.peer_tsvals.pop_front();
@@ -713,8 +713,8 @@ impl Sender {
         }
         // A second snapshot at the same instant (an ACK's window, then its SND.UNA) replaces
         // the first: a view never picks the earlier of two with the same time.
-        if let Some(last) = self.history.back_mut().filter(|s| s.ts == ts) {
-            *last = snap;
+        if self.history.back().is_some_and(|s| s.ts == ts) {
+            self.history.replace_back(snap);
             return;
         }
         if self.history.len() == ECHO_MEMORY {
