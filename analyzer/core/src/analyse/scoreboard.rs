@@ -12,6 +12,8 @@ pub const DUP_THRESH: u32 = 3;
 #[derive(Debug, Clone, Default)]
 pub struct Scoreboard {
     ranges: Vec<(SeqNumber, SeqNumber)>,
+    /// The bytes in `ranges`, kept as they change: read several times a packet.
+    sacked: u32,
 }
 
 impl Scoreboard {
@@ -38,11 +40,15 @@ impl Scoreboard {
         }
         let at = self.ranges.iter().position(|&(rs, _)| rs > s).unwrap_or(self.ranges.len());
         self.ranges.insert(at, (s, e));
-        self.sacked_bytes() - before
+        self.sacked = self.sum_ranges();
+        self.sacked - before
     }
 
     /// Forgets everything at or below the new cumulative ACK.
     pub fn advance(&mut self, una: SeqNumber) {
+        if self.ranges.is_empty() {
+            return;
+        }
         self.ranges.retain_mut(|r| {
             if r.1 <= una {
                 return false;
@@ -50,17 +56,24 @@ impl Scoreboard {
             r.0 = r.0.max(una);
             true
         });
+        self.sacked = self.sum_ranges();
     }
 
     pub fn clear(&mut self) {
         self.ranges.clear();
+        self.sacked = 0;
     }
 
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
 
+    #[inline]
     pub fn sacked_bytes(&self) -> u32 {
+        self.sacked
+    }
+
+    fn sum_ranges(&self) -> u32 {
         self.ranges.iter().map(|&(s, e)| e.distance_from(s) as u32).sum()
     }
 

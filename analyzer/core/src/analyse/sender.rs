@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 
 use super::dsack::dsack;
 use super::notes::{Evidence, PacketNotes, Reorder, RetransKind};
+use super::ring::Ring;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
 use super::vantage::{self, Vantage};
@@ -87,7 +88,7 @@ const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 const AT_SENDER_NS: i64 = 1_000_000;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Snapshot {
     ts: i64,
     una: SeqNumber,
@@ -184,11 +185,11 @@ pub struct Sender {
     /// once a round trip at most).
     lag_ns: i64,
     lag_for_good: bool,
-    sent_tsvals: VecDeque<(u32, i64)>,
-    peer_tsvals: VecDeque<(u32, i64)>,
+    sent_tsvals: Ring<(u32, i64)>,
+    peer_tsvals: Ring<(u32, i64)>,
     /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
     /// sender, its state now is what the capture point saw one ACK→data delay ago.
-    history: VecDeque<Snapshot>,
+    history: Ring<Snapshot>,
     /// The peer's latest window for this direction.
     pub rwnd: Option<u64>,
     /// Highest flight in each of the last few round trips (slow-start detection).
@@ -239,7 +240,7 @@ fn ts_older(a: u32, b: u32) -> bool {
 }
 
 /// Pops TSvals up to `ecr` and returns when `ecr` itself was first seen, if it was.
-fn take_echo(pending: &mut VecDeque<(u32, i64)>, ecr: u32) -> Option<i64> {
+fn take_echo(pending: &mut Ring<(u32, i64)>, ecr: u32) -> Option<i64> {
     let mut found = None;
     while let Some(&(v, t)) = pending.front() {
         if ts_older(ecr, v) {
@@ -560,7 +561,7 @@ impl Sender {
     #[inline(always)]
     fn note_echoes_on_data(&mut self, seg: &TcpSegment, ts: i64) {
         let Some((val, ecr)) = seg.options.timestamps else { return };
-        if self.sent_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+        if self.sent_tsvals.newest().map_or(true, |(v, _)| ts_older(v, val)) {
             if self.sent_tsvals.len() == ECHO_MEMORY {
                 self.sent_tsvals.pop_front();
             }
@@ -602,7 +603,7 @@ impl Sender {
                 self.refresh_lag();
             }
         }
-        if self.peer_tsvals.back().map_or(true, |&(v, _)| ts_older(v, val)) {
+        if self.peer_tsvals.newest().map_or(true, |(v, _)| ts_older(v, val)) {
             let keep_from = ts - 2 * self.a2d_ns() - PEER_TSVAL_SPAN_NS;
             while self.peer_tsvals.len() > 1 && self.peer_tsvals.front().is_some_and(|&(_, t)| t < keep_from) {
                 self.peer_tsvals.pop_front();
@@ -707,13 +708,13 @@ impl Sender {
         let snap = Snapshot { ts, una: self.una, sacked: self.scoreboard.sacked_bytes(), rwnd: self.rwnd };
         // Views look back one ACK→data delay: keep twice that (and a millisecond).
         let keep_from = ts - 2 * self.a2d_ns() - AT_SENDER_NS;
-        while self.history.len() > 1 && self.history[1].ts < keep_from {
+        while self.history.get(1).is_some_and(|s| s.ts < keep_from) {
             self.history.pop_front();
         }
         // A second snapshot at the same instant (an ACK's window, then its SND.UNA) replaces
         // the first: a view never picks the earlier of two with the same time.
-        if let Some(last) = self.history.back_mut().filter(|s| s.ts == ts) {
-            *last = snap;
+        if self.history.back().is_some_and(|s| s.ts == ts) {
+            self.history.replace_back(snap);
             return;
         }
         if self.history.len() == ECHO_MEMORY {
@@ -750,7 +751,7 @@ impl Sender {
             };
         }
         let then = now - lag;
-        while self.history.len() > 1 && self.history[1].ts <= then {
+        while self.history.get(1).is_some_and(|s| s.ts <= then) {
             self.history.pop_front();
         }
         let snap = match self.history.front() {
@@ -1147,22 +1148,27 @@ impl Sender {
     #[cold]
     #[inline(never)]
     fn prove(&mut self, l: SeqNumber, r: SeqNumber, how: Evidence, notes: &mut PacketNotes) {
-        for rec in self.retransmissions.iter_mut().rev() {
-            if rec.proven != Evidence::None || rec.end <= l || r <= rec.seq {
-                continue;
-            }
-            rec.proven = how;
-            self.spurious += 1;
-            if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
-                recovery.spurious += 1;
-            }
-            if notes.spurious_of == 0 {
-                notes.spurious_of = rec.frame;
-                notes.spurious_by = how;
-                notes.spurious_orig = rec.orig_frame;
-                notes.spurious_ts = rec.ts_ns;
-            }
-            break;
+        // The latest unproven retransmission overlapping [l, r). Most D-SACKs match none
+        // (duplicates of originals): the search runs over the deque's two slices, not its
+        // iterator, as it often walks every record.
+        // (Spelled as the records to pass over: sequence order is not symmetric at 2^31.)
+        let pass = |x: &RetransRecord| x.proven != Evidence::None || x.end <= l || r <= x.seq;
+        let hit = |x: &RetransRecord| !pass(x);
+        let (older, newer) = self.retransmissions.as_slices();
+        let Some(at) = newer.iter().rposition(hit).map(|i| older.len() + i).or_else(|| older.iter().rposition(hit)) else {
+            return;
+        };
+        let rec = &mut self.retransmissions[at];
+        rec.proven = how;
+        self.spurious += 1;
+        if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
+            recovery.spurious += 1;
+        }
+        if notes.spurious_of == 0 {
+            notes.spurious_of = rec.frame;
+            notes.spurious_by = how;
+            notes.spurious_orig = rec.orig_frame;
+            notes.spurious_ts = rec.ts_ns;
         }
     }
 
