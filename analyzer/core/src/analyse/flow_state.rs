@@ -209,6 +209,11 @@ impl FlowState {
             let mss = self.senders[d].mss.max(536) as u64;
             if let Some(shift) = self.scaling[r].as_mut().and_then(|s| s.infer_from_flight(raw, flight_d, mss, away)) {
                 self.inferred_shift[r] = Some(shift);
+                // The windows seen so far were advertised under that shift too: a larger
+                // shift found late is not a window that grew.
+                let up = shift - min_shift;
+                self.rwnd_max[d] <<= up;
+                self.rwnd_min[d] = self.rwnd_min[d].map(|w| w << up);
                 if full {
                     notes.inferred_shift = Some((shift, flight_d));
                 }

@@ -129,25 +129,50 @@ fn four_are_a_few_losses_not_an_overshoot() {
     assert!(v.findings.iter().all(|f| f.id != FindingId::SlowStartOvershoot), "{:?}", v.findings);
 }
 
-/// A capture begun mid-transfer (no handshake): B advertises `raw` in every ACK and A keeps
-/// the window full, one segment released per ACK, over twenty 40 ms rounds.
-fn window_bound_without_handshake(raw: u16) -> FlowVerdict {
+/// A capture begun mid-transfer (no handshake): B advertises `raw` in every ACK; A has
+/// `windows[r]` segments in flight in round r of 40 ms, each ACK of the round before
+/// releasing one, a larger window sending the rest at the round's end.
+fn rounds_without_handshake(raw: u16, windows: &[u32]) -> FlowVerdict {
     const RTT: i64 = 40_000;
     let mut t = Trace::new();
-    let segments = raw as u32 / MSS;
     t.seg(0, B).rel_ack(1).win(raw).send();
-    for k in 0..segments {
-        t.seg(100 + k as i64, A).data(1 + k * MSS, MSS).send();
-    }
-    for r in 1..=20u32 {
-        for i in 0..segments {
-            let k = (r - 1) * segments + i;
-            let at = r as i64 * RTT + i as i64 * 100;
+    let mut next = 0u32;
+    let mut flight = Vec::new();
+    for (r, &w) in windows.iter().enumerate() {
+        let start = 1_000 + r as i64 * RTT;
+        let sent = std::mem::take(&mut flight);
+        for (i, &k) in sent.iter().enumerate() {
+            let at = start + i as i64 * 100;
             t.seg(at, B).rel_ack(1 + (k + 1) * MSS).win(raw).send();
-            t.seg(at + 10, A).data(1 + (k + segments) * MSS, MSS).send();
+            if (i as u32) < w {
+                t.seg(at + 10, A).data(1 + next * MSS, MSS).send();
+                flight.push(next);
+                next += 1;
+            }
+        }
+        while (flight.len() as u32) < w {
+            t.seg(start + sent.len() as i64 * 100 + 20 + flight.len() as i64, A).data(1 + next * MSS, MSS).send();
+            flight.push(next);
+            next += 1;
         }
     }
     t.verdict()
+}
+
+/// The window held full for twenty rounds.
+fn window_bound_without_handshake(raw: u16) -> FlowVerdict {
+    rounds_without_handshake(raw, &[raw as u32 / MSS; 21])
+}
+
+#[test]
+fn a_scale_proven_late_is_not_a_window_that_grew() {
+    // Raw window 34 (34,816 B at the receiver's shift of 10). Ten rounds at 12 segments
+    // prove a shift of 9 only (17,408 B); the flight then fills the window for twenty
+    // rounds, proving 10 a third of the way in. Same raw window throughout: a static buffer.
+    let mut windows = vec![12; 10];
+    windows.extend([24; 20]);
+    let v = rounds_without_handshake(34, &windows);
+    assert_eq!(v.findings[0].id, FindingId::RwndStatic, "{:?}", v.findings[0].id);
 }
 
 #[test]
