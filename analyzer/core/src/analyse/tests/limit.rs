@@ -308,33 +308,13 @@ fn a_paced_sender_under_a_window_held_at_a_quarter_of_its_peak_is_held_by_its_re
     assert!(v.findings[0].share > 0.8, "held down ~90 % of the busy time: {}", v.findings[0].share);
 }
 
-/// An ACK-clocked sender over a 40 ms path holding `windows[r]` segments in flight in round
-/// r: each ACK of the round before releases one segment, and a window that grew sends the
-/// rest at the round's end. Returns the send-buffer share of the busy time at the end.
+/// An ACK-clocked sender holding `windows[r]` segments in flight in round r
+/// ([`Trace::ack_clocked_rounds`]) under a window it never fills. Returns the send-buffer
+/// share of the busy time at the end.
 fn sndbuf_share_of_rounds(windows: &[u32]) -> f64 {
-    const RTT: i64 = 40_000;
     let mut t = Trace::new();
-    t.handshake(RTT, 100, Some(7));
-    let mut next = 0u32;
-    let mut flight = Vec::new();
-    for (r, &w) in windows.iter().enumerate() {
-        let start = 41_000 + r as i64 * RTT;
-        let sent = std::mem::take(&mut flight);
-        for (i, &k) in sent.iter().enumerate() {
-            let at = start + i as i64 * 100;
-            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).send();
-            if (i as u32) < w {
-                t.seg(at + 10, A).data(1 + next * MSS, MSS).send();
-                flight.push(next);
-                next += 1;
-            }
-        }
-        while (flight.len() as u32) < w {
-            t.seg(start + sent.len() as i64 * 100 + 20 + flight.len() as i64, A).data(1 + next * MSS, MSS).send();
-            flight.push(next);
-            next += 1;
-        }
-    }
+    t.handshake(40_000, 100, Some(7));
+    t.ack_clocked_rounds(41_000, u16::MAX, windows);
     let lim = &t.fs.limits[A];
     let state_ns = lim.final_state_ns();
     state_ns[LimitState::Sndbuf as usize] as f64 / lim.busy_ns() as f64

@@ -43,6 +43,33 @@ impl Trace {
         judge(&self.fs, self.summary.as_ref().expect("a segment was sent"), JudgeOptions::default())
     }
 
+    /// An ACK-clocked A over a 40 ms path from `first_us`: `windows[r]` segments in flight
+    /// in round r, each of B's ACKs (advertising `raw`) for the round before releasing one,
+    /// and a window that grew sending the rest at the round's end.
+    pub fn ack_clocked_rounds(&mut self, first_us: i64, raw: u16, windows: &[u32]) {
+        const RTT: i64 = 40_000;
+        let mut next = 0u32;
+        let mut flight = Vec::new();
+        for (r, &w) in windows.iter().enumerate() {
+            let start = first_us + r as i64 * RTT;
+            let sent = std::mem::take(&mut flight);
+            for (i, &k) in sent.iter().enumerate() {
+                let at = start + i as i64 * 100;
+                self.seg(at, B).rel_ack(1 + (k + 1) * MSS).win(raw).send();
+                if (i as u32) < w {
+                    self.seg(at + 10, A).data(1 + next * MSS, MSS).send();
+                    flight.push(next);
+                    next += 1;
+                }
+            }
+            while (flight.len() as u32) < w {
+                self.seg(start + sent.len() as i64 * 100 + 20 + flight.len() as i64, A).data(1 + next * MSS, MSS).send();
+                flight.push(next);
+                next += 1;
+            }
+        }
+    }
+
     /// A segment from `from` at `at_us`; fill it in, then [`Seg::send`].
     pub fn seg(&mut self, at_us: i64, from: usize) -> Seg<'_> {
         let seg = TcpSegment {

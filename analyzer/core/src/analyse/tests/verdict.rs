@@ -130,32 +130,11 @@ fn four_are_a_few_losses_not_an_overshoot() {
 }
 
 /// A capture begun mid-transfer (no handshake): B advertises `raw` in every ACK; A has
-/// `windows[r]` segments in flight in round r of 40 ms, each ACK of the round before
-/// releasing one, a larger window sending the rest at the round's end.
+/// `windows[r]` segments in flight in round r ([`Trace::ack_clocked_rounds`]).
 fn rounds_without_handshake(raw: u16, windows: &[u32]) -> FlowVerdict {
-    const RTT: i64 = 40_000;
     let mut t = Trace::new();
     t.seg(0, B).rel_ack(1).win(raw).send();
-    let mut next = 0u32;
-    let mut flight = Vec::new();
-    for (r, &w) in windows.iter().enumerate() {
-        let start = 1_000 + r as i64 * RTT;
-        let sent = std::mem::take(&mut flight);
-        for (i, &k) in sent.iter().enumerate() {
-            let at = start + i as i64 * 100;
-            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).win(raw).send();
-            if (i as u32) < w {
-                t.seg(at + 10, A).data(1 + next * MSS, MSS).send();
-                flight.push(next);
-                next += 1;
-            }
-        }
-        while (flight.len() as u32) < w {
-            t.seg(start + sent.len() as i64 * 100 + 20 + flight.len() as i64, A).data(1 + next * MSS, MSS).send();
-            flight.push(next);
-            next += 1;
-        }
-    }
+    t.ack_clocked_rounds(1_000, raw, windows);
     t.verdict()
 }
 
