@@ -18,8 +18,8 @@ const PLATEAU_CREDIT_RTTS: i64 = 2 * FLAT_RTTS;
 /// level: BBR's drain phase paces one round at 0.75 of its rate. A cut congestion window
 /// (CUBIC's β = 0.7, Reno's ½, a timeout's one segment) stays down for many rounds.
 const DIP_RTTS: i64 = 1;
-/// CUBIC's window W(t) = 0.4·(t−K)³ + W_max (RFC 9438 §4.2, in segments) stays within
-/// WMAX_REACH segments of W_max while |t−K| < ∛(WMAX_REACH/0.4) s: 3.9 s flat whatever the
+/// CUBIC's window W(t) = C·(t−K)³ + W_max (RFC 9438 §4.2, C = 0.4, in segments) stays
+/// within WMAX_REACH segments of W_max while |t−K| < ∛(WMAX_REACH/C) s: 3.9 s flat whatever the
 /// round trip, at the cwnd it lost at (or (1+β)/2 of it after fast convergence, §4.7). A
 /// flight that grew back up to such a level is proven flat only once it outlasts that.
 const WMAX_REACH: u64 = 3;
@@ -106,17 +106,21 @@ fn after_timeout(s: &Sender, ts: i64) -> bool {
     s.recoveries.last().is_some_and(|r| r.kind == RetransKind::Rto && r.end_ns.map_or(true, |e| ts - e <= LOSS_WINDOW_RTTS * srtt))
 }
 
-/// `level` is within reach of where CUBIC's window rests after a loss at cwnd `lost_at`:
-/// that cwnd, or (1+β)/2 of it.
-fn at_wmax(level: u64, lost_at: u64, mss: u64) -> bool {
-    let near = |w: f64| (level as f64 - w).abs() <= (WMAX_REACH * mss) as f64;
-    near(lost_at as f64) || near(lost_at as f64 * (1.0 + super::congestion::CUBIC_BETA) / 2.0)
+/// Where CUBIC's window rests after a loss at cwnd `lost_at`: that cwnd, or (1+β)/2 of it
+/// after fast convergence.
+fn wmax_levels(lost_at: u64) -> [f64; 2] {
+    let w = lost_at as f64;
+    [w, w * (1.0 + super::congestion::CUBIC_BETA) / 2.0]
 }
 
-/// `level` is out of reach below both of those: a flight that starts there has to grow back.
+/// `level` is within reach of either resting level.
+fn at_wmax(level: u64, lost_at: u64, mss: u64) -> bool {
+    wmax_levels(lost_at).iter().any(|w| (level as f64 - w).abs() <= (WMAX_REACH * mss) as f64)
+}
+
+/// `level` is out of reach below both: a flight that starts there has to grow back.
 fn below_wmax(level: u64, lost_at: u64, mss: u64) -> bool {
-    let low = lost_at as f64 * (1.0 + super::congestion::CUBIC_BETA) / 2.0;
-    (level as f64) < low - (WMAX_REACH * mss) as f64
+    (level as f64) < wmax_levels(lost_at)[1] - (WMAX_REACH * mss) as f64
 }
 
 /// Moves up to `ns` (not below zero) of time from state `from` to `to`; returns how much
@@ -598,6 +602,13 @@ mod tests {
             held.push(lim.plateau_held(ts, rtt, mss));
         }
         held
+    }
+
+    #[test]
+    fn cubics_rest_is_the_time_its_curve_stays_within_reach_of_wmax() {
+        // C = 0.4 segments per second cubed (RFC 9438 §5.1); the constant is rounded to 10 ms.
+        let rest_s = 2.0 * (WMAX_REACH as f64 / 0.4).cbrt();
+        assert!((CUBIC_FLAT_NS as f64 / 1e9 - rest_s).abs() < 0.01, "{rest_s}");
     }
 
     #[test]
