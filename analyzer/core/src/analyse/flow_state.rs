@@ -7,10 +7,13 @@ use super::limit::{above_inferred_window, LimitTracker};
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
 use super::sender::{ends_write, Sender};
 use super::vantage::HandshakeTimes;
-use super::window::{RwndBasis, Scaling};
+use super::window::{RwndBasis, Scaling, ESTIMATE_SLACK_DIVISOR, ESTIMATE_SLACK_SEGMENTS};
 use crate::decode::{flags, TcpSegment};
 
 const MAX_TS_NS: i64 = 1 << 62;
+/// Round trips at the unscaled field's edge that prove a negotiated scale never reached
+/// the sender: as many as a flat flight needs to be a plateau (`limit.rs`, FLAT_RTTS).
+const UNSCALED_EDGE_ROUNDS: u8 = 8;
 
 #[derive(Debug, Default)]
 pub struct FlowState {
@@ -29,6 +32,14 @@ pub struct FlowState {
     /// When each direction's limiting rwnd last grew past its maximum by > 5 %.
     pub rwnd_grew_ns: [i64; 2],
     pub inferred_shift: [Option<u8>; 2],
+    /// Per direction: its window's scale was negotiated as seen here (shift > 0) and its
+    /// sender has not yet had more outstanding than the field unscaled allows — whether it
+    /// got the scale is still open.
+    scale_unproven: [bool; 2],
+    /// Round trips in which that sender's flight reached the field's unscaled edge, and
+    /// when it last did.
+    edge_rounds: [u8; 2],
+    edge_reached_ns: [i64; 2],
     pub cwnd: [CwndEstimator; 2],
     /// Evidence of each direction's congestion control.
     pub cc: [CcWitness; 2],
@@ -111,6 +122,7 @@ impl FlowState {
                 let known = Scaling::from_syns(self.syn_wscale[side], self.syn_wscale[1 - side]);
                 if !matches!(known, Scaling::Unknown { .. }) {
                     self.scaling[side] = Some(known);
+                    self.scale_unproven[1 - side] = matches!(known, Scaling::Negotiated(s) if s > 0);
                 }
             }
         }
@@ -298,10 +310,60 @@ impl FlowState {
         let away;
         let settled = if view_at_sender { &view } else { away = self.senders[dd].settled_view(ts); &away };
         notes.limit = self.limits[dd].update(&self.senders[dd], &view, settled, &self.cwnd[dd], rwnd_dd, inferred, ts, frame);
+        if self.scale_unproven[dd] {
+            self.check_scale_reached_sender(dd, notes.unacked, view.rwnd, ts);
+        }
         if full {
             notes.rack_ns = self.senders[dd].rtt.min_ns.unwrap_or(0) / 4;
             notes.vantage = self.handshake.vantage(dd);
         }
+    }
+
+    /// RFC 7323 §2.2: a window scale is in effect only if both SYNs carried the option. Both
+    /// did here, but a middlebox between here and the sender may have removed it from the
+    /// receiver's SYN: the sender then reads each window field unscaled. More outstanding
+    /// than the field allows proves the scale in use; a flight that instead reaches the
+    /// field's edge (less than a segment of it left) in eight round trips (as many as a
+    /// plateau needs: slow start passes the edge once) and never more proves it never
+    /// arrived. `window_then`: the window (as scaled here) in force when the flight was sent.
+    #[inline(never)]
+    fn check_scale_reached_sender(&mut self, dd: usize, unacked: u64, window_then: Option<u64>, ts: i64) {
+        let peer = 1 - dd;
+        let Some(Scaling::Negotiated(shift)) = self.scaling[peer] else {
+            self.scale_unproven[dd] = false;
+            return;
+        };
+        let sender = &self.senders[dd];
+        let mss = sender.mss.max(536) as u64;
+        let raw = (self.last_window_raw[peer] as u64).max(window_then.map_or(0, |w| w >> shift));
+        // Away from the sender the flight is rebuilt from ACKs seen earlier: its noise.
+        let slack = if sender.at_sender() { 0 } else { ESTIMATE_SLACK_SEGMENTS * mss + raw / ESTIMATE_SLACK_DIVISOR };
+        if unacked > raw + slack {
+            self.scale_unproven[dd] = false;
+            return;
+        }
+        // Only a field well above that noise can be told apart from flight near it (one of
+        // a few dozen bytes, under a large scale, is below any flight).
+        let Some(srtt) = sender.rtt.srtt_ns else { return };
+        if raw < 2 * slack.max(mss) || unacked + mss < raw || ts - self.edge_reached_ns[dd] < srtt {
+            return;
+        }
+        if self.edge_rounds[dd] == 0 {
+            self.limits[dd].unscaled_edge_reached();
+        }
+        self.edge_reached_ns[dd] = ts;
+        self.edge_rounds[dd] += 1;
+        if self.edge_rounds[dd] < UNSCALED_EDGE_ROUNDS {
+            return;
+        }
+        self.scale_unproven[dd] = false;
+        self.scaling[peer] = Some(Scaling::Stripped(shift));
+        self.rwnd_for[dd] = Some(raw);
+        self.rwnd_basis[dd] = Some(RwndBasis::NotNegotiated);
+        self.rwnd_max[dd] >>= shift;
+        self.rwnd_min[dd] = self.rwnd_min[dd].map(|w| w >> shift);
+        self.senders[dd].unscale_rwnd(shift);
+        self.limits[dd].held_by_unscaled_window(shift, raw);
     }
 
     /// The direction that carried more payload: the one the verdict is about.

@@ -32,6 +32,11 @@ const CWND_GROWTH_PER_RTT: f64 = 0.25;
 /// sent the short tail of a write (nothing queued behind it) within this many round trips
 /// is waiting on its application — at any vantage, since segment sizes travel.
 const DRY_RTTS: i64 = 2;
+/// A window held down (a slow reader's) is all any sender may send: one that keeps at
+/// least this share (3/4) of it in flight is paced by the reader even when it never
+/// touches the edge (BBR paces at the rate it is delivered) — not the window-bound time of
+/// Linux's rwnd_limited chrono, which counts only sends the window stopped.
+const HELD_WINDOW_FILL: (u64, u64) = (3, 4);
 /// The timestamp clock's tick (Linux's TSval counts milliseconds).
 const TS_TICK_NS: i64 = 1_000_000;
 /// Round trips after a retransmission timeout during which slow start may still hold the
@@ -56,6 +61,9 @@ pub struct LimitTracker {
     /// and the one before): a buffer's level wanders with how writes pack into it, up and
     /// back; an opening cwnd keeps what it gained.
     flat_first_peak: u64,
+    /// When the stretch was found: its first round is watched from there, also when it
+    /// began earlier (a level that stayed low began when the flight first fell).
+    first_round_from: i64,
     flat_peak: u64,
     round_peak: u64,
     round_start: i64,
@@ -95,6 +103,13 @@ pub struct LimitTracker {
     /// with them, so the usual gap tests one flag).
     integrates_window: bool,
     pub held_down: WindowTime,
+    /// Whether the sender, held by cwnd or a flat flight as decided, keeps most of a
+    /// held-down window in flight (`HELD_WINDOW_FILL`), and the time it did.
+    reader_paced: bool,
+    pub reader_paced_ns: i64,
+    /// Time per state when the flight first reached the edge of a window field read
+    /// unscaled (`unscaled_edge_reached`).
+    unscaled_edge_from: Option<[i64; LimitState::ALL.len()]>,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
 }
@@ -199,6 +214,7 @@ impl LimitTracker {
         }
         if self.rwnd_held && self.state.busy() {
             self.held_down.add(dt, self.rwnd_now, self.rwnd_peak);
+            self.reader_paced_ns += self.reader_paced as i64 * dt;
         }
     }
 
@@ -214,6 +230,7 @@ impl LimitTracker {
         if self.rwnd_held {
             let busy = self.state.busy() as i64 * now_state + self.settled.busy() as i64 * (dt - now_state);
             self.held_down.add(busy, self.rwnd_now, self.rwnd_peak);
+            self.reader_paced_ns += self.reader_paced as i64 * now_state;
         }
         if limited > 0 {
             self.rwnd_limited.add(limited, self.rwnd_now, self.rwnd_peak);
@@ -276,6 +293,7 @@ impl LimitTracker {
             self.flat_wmax = self.lost_at.filter(|&w| below_wmax(level, w, mss));
             self.wmax_reached = None;
             self.flat_first_peak = flight;
+            self.first_round_from = ts;
             self.flat_peak = flight;
             self.round_peak = flight;
             self.round_start = start;
@@ -287,7 +305,7 @@ impl LimitTracker {
         }
         self.dip_since = None;
         // Until a round trip is measured the stretch is still in its first round.
-        if srtt.map_or(true, |r| ts - self.flat_since <= r) {
+        if srtt.map_or(true, |r| ts - self.first_round_from <= r) {
             self.flat_first_peak = self.flat_first_peak.max(flight);
         }
         if srtt.is_some_and(|r| ts - self.round_start > r) {
@@ -368,6 +386,9 @@ impl LimitTracker {
         self.rwnd_now = rwnd.unwrap_or(0);
         self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
         self.rwnd_held = rwnd.is_some_and(|w| 2 * w <= self.rwnd_peak);
+        self.reader_paced = self.rwnd_held
+            && matches!(state, LimitState::Cwnd | LimitState::Sndbuf)
+            && view.unacked * HELD_WINDOW_FILL.1 >= self.rwnd_now * HELD_WINDOW_FILL.0;
         self.flat_proven |= state == LimitState::Sndbuf;
         if state == LimitState::Sndbuf
             && !self.flat_credited
@@ -514,6 +535,35 @@ impl LimitTracker {
         }
     }
 
+    /// The sender's flight first reached the edge of the window field read unscaled: if its
+    /// scale turns out never to have reached the sender, the window held it from here.
+    pub fn unscaled_edge_reached(&mut self) {
+        self.unscaled_edge_from = Some(self.state_ns);
+    }
+
+    /// The receiver's window, read unscaled by a sender that never got its scale (the
+    /// window seen here was `shift` larger), held the sender since its flight first reached
+    /// that edge: the time charged since to the congestion window, the send buffer or the
+    /// application (short segments cut at that edge look like a write's tail) was the
+    /// window's, as Linux's rwnd_limited chrono counts it; the windows kept become the
+    /// sender's reading of them.
+    pub fn held_by_unscaled_window(&mut self, shift: u8, window: u64) {
+        self.rwnd_now >>= shift;
+        self.rwnd_peak = (self.rwnd_peak >> shift).max(window);
+        let from = self.unscaled_edge_from.take().unwrap_or(self.state_ns);
+        let mut moved = 0;
+        for st in [LimitState::Cwnd, LimitState::Sndbuf, LimitState::App] {
+            let since = self.state_ns[st as usize] - from[st as usize];
+            let m = move_time(&mut self.state_ns, st, LimitState::Rwnd, since);
+            move_time(&mut self.since_data, st, LimitState::Rwnd, m);
+            moved += m;
+        }
+        self.rwnd_limited.add(moved, window, self.rwnd_peak);
+        // Whatever stretch was flat was the window's; the window holds the sender from here.
+        (self.flat_level, self.grown_out_ns, self.flat_proven, self.dip_since) = (0, 0, false, None);
+        self.ran_dry_ns = None;
+    }
+
     /// Time per state at the end: a plateau the flight grew out of and had not come back
     /// to, nor been flat again, when the capture ended was a congestion window at rest.
     pub fn final_state_ns(&self) -> [i64; LimitState::ALL.len()] {
@@ -620,6 +670,28 @@ mod tests {
         let held = after_a_loss_at_100(&flight);
         assert!(!held[..16 + 30].iter().any(|&h| h), "proven within CUBIC's rest");
         assert!(held[flight.len() - 1], "flat past it");
+    }
+
+    #[test]
+    fn a_level_found_after_a_fall_is_judged_on_its_first_round_as_watched() {
+        // 100 segments, then down to a buffer's 80–87 (samples a quarter round apart, the
+        // level wandering with how writes pack): the stretch is found a round after the fall
+        // began, at a sample of 84. Ten rounds on it is flat; measured from that one sample,
+        // 87 would read as three segments of growth.
+        let (mss, rtt) = (1448u64, 100_000_000i64);
+        let mut lim = LimitTracker::default();
+        let mut ts = 0;
+        for _ in 0..8 {
+            lim.on_flight_sample(100 * mss, 100 * mss, ts, Some(rtt), mss);
+            ts += rtt / 4;
+        }
+        for _ in 0..10 {
+            for n in [80, 84, 87, 81] {
+                lim.on_flight_sample(n * mss, n * mss, ts, Some(rtt), mss);
+                ts += rtt / 4;
+            }
+        }
+        assert!(lim.plateau_held(ts, rtt, mss));
     }
 
     #[test]

@@ -59,6 +59,17 @@ impl<T: Copy + Default> Ring<T> {
         }
     }
 
+    /// Rewrites every value kept (rare: out of the per-packet path).
+    pub fn update_all(&mut self, f: impl Fn(&mut T)) {
+        for i in 0..self.len {
+            let k = self.slot(i);
+            f(&mut self.buf[k]);
+        }
+        if let Some(n) = self.len.checked_sub(1) {
+            self.last = self.buf[self.slot(n)];
+        }
+    }
+
     #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
         let v = *self.front()?;

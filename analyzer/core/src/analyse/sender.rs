@@ -686,6 +686,13 @@ impl Sender {
         self.snapshot(ts);
     }
 
+    /// The windows noted so far were scaled by a shift this sender turned out not to apply
+    /// (the option stripped on its way to it): what it read was the field itself.
+    pub fn unscale_rwnd(&mut self, shift: u8) {
+        self.rwnd = self.rwnd.map(|w| w >> shift);
+        self.history.update_all(|s| s.rwnd = s.rwnd.map(|w| w >> shift));
+    }
+
     /// The capture point is at this sender for good: a handshake or a data segment sent at
     /// once on its ACK showed it, and neither is ever taken back (`a2d_ns` stays under
     /// [`AT_SENDER_NS`]), so views never look back.

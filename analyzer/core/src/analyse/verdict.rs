@@ -136,10 +136,11 @@ const LOSS_RATE: f64 = 0.001;
 const SLOW_READER_HELD: f64 = 0.5;
 
 /// The window a slow reader held open, and its share of the largest advertised before it:
-/// while held down when that was most of the busy time, else while it limited the sender
-/// if it was low then. `None`: no reader held the sender.
-fn slow_reader(lim: &LimitTracker, held_share: f64, peak: u64) -> Option<(u64, f64)> {
-    if held_share >= SLOW_READER_HELD {
+/// while held down when that was most of the busy time or when it paced the sender
+/// (`paced`), else while it limited the sender if it was low then. `None`: no reader held
+/// the sender.
+fn slow_reader(lim: &LimitTracker, held_share: f64, paced: bool, peak: u64) -> Option<(u64, f64)> {
+    if held_share >= SLOW_READER_HELD || paced {
         return lim.held_down_rwnd();
     }
     let fill = lim.limiting_rwnd_fill().filter(|&f| f <= SLOW_READER_FILL)?;
@@ -295,7 +296,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // at the rate the reader drains and seldom fills the window it leaves, so this, not the
     // window-bound time, shows a reader setting the pace.
     let held_share = lim.held_down.ns as f64 / busy as f64;
-    let reader_share = rwnd_share.max(held_share);
+    // Busy time a held-down window paced the sender without stopping it (limit.rs,
+    // HELD_WINDOW_FILL): the reader's too, though not window-bound time.
+    let paced_share = lim.reader_paced_ns as f64 / busy as f64;
+    let reader_share = (rwnd_share + paced_share).max(held_share);
+    // The reader, not the window's edge, brings the window findings past their threshold.
+    let reader_paced = rwnd_share < MIN_SHARE && rwnd_share + paced_share >= MIN_SHARE;
     let rwnd = fs.rwnd_max[dd];
     let rwnd_ceiling = Ceiling::compute(Limit::Rwnd, Some(rwnd), None, path, goodput, opts.target_bps);
     let ceiling_value = |c: &Ceiling| c.ceiling_bps.map_or(Value::text("?"), Value::Rate);
@@ -315,7 +321,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             ],
         ));
     }
-    if rwnd_share >= MIN_SHARE || held_share >= SLOW_READER_HELD {
+    if rwnd_share >= MIN_SHARE || held_share >= SLOW_READER_HELD || reader_paced {
         // Time at a zero window counts here too: a flow whose window was only ever closed
         // has no frame in the rwnd state, so its first zero-window frame stands for it.
         let first = match lim.first_frame[LimitState::Rwnd as usize] {
@@ -339,16 +345,20 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         // ramp) and never grew again while the sender kept it full.
         let transfer = (end - start).max(1);
         let fixed = fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
-        let id = if (wscale_off && rwnd <= 65_535) || unscaled_max {
+        // Both SYNs carry the option here, yet the sender stopped at the field unscaled.
+        let stripped = matches!(fs.scaling[1 - dd], Some(Scaling::Stripped(_)));
+        let id = if !reader_paced && ((wscale_off && rwnd <= 65_535) || unscaled_max || stripped) {
             let who = match (summary.sides[0].syn.wscale, summary.sides[1].syn.wscale) {
                 _ if unscaled_max => "handshake not captured; the window stayed at 65,535 B, the most an unscaled window offers — or one scaled by 0: a receive buffer of 64 KB or less when the connection opened",
+                _ if stripped && dd == 0 => "both SYNs carry it here, but the sender's flight stopped at the window field unscaled: the server's SYN/ACK loses the option between this capture point and the client",
+                _ if stripped => "both SYNs carry it here, but the sender's flight stopped at the window field unscaled: the client's SYN loses the option between this capture point and the server",
                 (None, None) => "neither SYN offered it",
                 (None, _) => "the client's SYN lacks the option",
                 _ => "the server's SYN/ACK lacks the option",
             };
             values.push(("who", Value::text(who)));
             FindingId::WscaleMissing
-        } else if let Some((open, fill)) = slow_reader(lim, held_share, rwnd) {
+        } else if let Some((open, fill)) = slow_reader(lim, held_share, reader_paced, rwnd) {
             // The reader's pace, not window ÷ RTT, set the rate: no ceiling to state. The
             // window shown is the one open while it held the sender, not the largest.
             values = vec![

@@ -8,6 +8,10 @@
 //! - `Unknown`: the handshake was not captured. A lower bound on the shift is inferred
 //!   from data in flight above the raw window (a sender never exceeds the window), and
 //!   the resulting rwnd is marked inferred.
+//! - `Stripped(shift)`: both SYNs carried the option where the capture was made, but the
+//!   sender kept its flight at the field's unscaled value: a middlebox between this
+//!   capture point and the sender removed the option from the receiver's SYN, so the
+//!   sender reads every window unscaled (RFC 7323 §2.2: both SYNs or neither).
 
 /// RFC 7323 §2.3: shifts above 14 are treated as 14.
 pub const MAX_SHIFT: u8 = 14;
@@ -15,7 +19,7 @@ pub const MAX_SHIFT: u8 = 14;
 /// Noise allowed on a flight estimated away from the sender before it proves a larger
 /// shift: two segments plus an eighth of the window.
 pub(super) const ESTIMATE_SLACK_SEGMENTS: u64 = 2;
-const ESTIMATE_SLACK_DIVISOR: u64 = 8;
+pub(super) const ESTIMATE_SLACK_DIVISOR: u64 = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scaling {
@@ -23,6 +27,8 @@ pub enum Scaling {
     NotNegotiated,
     /// Handshake not captured; the shift is at least `min_shift` (0 until data proves more).
     Unknown { min_shift: u8 },
+    /// Negotiated with this shift at the capture point, ignored by the sender.
+    Stripped(u8),
 }
 
 /// How a reported rwnd is known.
@@ -66,7 +72,7 @@ impl Scaling {
         }
         match *self {
             Scaling::Negotiated(s) => (w << s, RwndBasis::Known),
-            Scaling::NotNegotiated => (w, RwndBasis::NotNegotiated),
+            Scaling::NotNegotiated | Scaling::Stripped(_) => (w, RwndBasis::NotNegotiated),
             Scaling::Unknown { min_shift } => (w << min_shift, RwndBasis::Inferred),
         }
     }

@@ -47,10 +47,16 @@ impl Trace {
     /// in round r, each of B's ACKs (advertising `raw`) for the round before releasing one,
     /// and a window that grew sending the rest at the round's end.
     pub fn ack_clocked_rounds(&mut self, first_us: i64, raw: u16, windows: &[u32]) {
+        let rounds: Vec<(u16, u32)> = windows.iter().map(|&w| (raw, w)).collect();
+        self.ack_clocked_rounds_under(first_us, &rounds);
+    }
+
+    /// [`Self::ack_clocked_rounds`] with B advertising `rounds[r].0` in round r's ACKs.
+    pub fn ack_clocked_rounds_under(&mut self, first_us: i64, rounds: &[(u16, u32)]) {
         const RTT: i64 = 40_000;
         let mut next = 0u32;
         let mut flight = Vec::new();
-        for (r, &w) in windows.iter().enumerate() {
+        for (r, &(raw, w)) in rounds.iter().enumerate() {
             let start = first_us + r as i64 * RTT;
             let sent = std::mem::take(&mut flight);
             for (i, &k) in sent.iter().enumerate() {

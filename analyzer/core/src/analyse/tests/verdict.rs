@@ -166,3 +166,68 @@ fn a_window_held_below_it_is_not() {
     assert!(v.findings[0].id != FindingId::WscaleMissing, "{:?}", v.findings[0].id);
     assert!(matches!(v.findings[0].id, FindingId::RwndStatic | FindingId::RwndLimited), "{:?}", v.findings[0].id);
 }
+
+/// Both SYNs offer a window scale of 1 as captured here; B then advertises `raw` (so
+/// 2 × `raw` B) while A keeps `windows[r]` segments in flight in round r.
+fn rounds_after_scaled_handshake(raw: u16, windows: &[u32]) -> FlowVerdict {
+    let mut t = Trace::new();
+    t.handshake(40_000, 10, Some(1));
+    t.ack_clocked_rounds(41_000, raw, windows);
+    t.verdict()
+}
+
+#[test]
+fn a_flight_held_at_the_window_field_unscaled_is_a_scale_stripped_past_the_capture() {
+    // Field 40,544 (81,088 B at shift 1): A ramps up, then holds 28 segments, exactly
+    // 40,544 B, for twenty rounds — it never got B's scale.
+    let mut windows = vec![10, 20];
+    windows.extend([28; 20]);
+    let v = rounds_after_scaled_handshake(40_544, &windows);
+    assert_eq!(v.findings[0].id, FindingId::WscaleMissing, "{:?}", v.findings);
+    assert_eq!(v.rwnd_max, 40_544, "the window the sender read");
+}
+
+#[test]
+fn a_flight_that_once_went_past_the_field_got_the_scale() {
+    // Three rounds at 30 segments (43,440 B, over the field) prove the shift in use; the
+    // flight then flat at 28 is a send buffer's, under a window of 81,088 B.
+    let mut windows = vec![10, 20, 30, 30, 30];
+    windows.extend([28; 20]);
+    let v = rounds_after_scaled_handshake(40_544, &windows);
+    assert_eq!(v.findings[0].id, FindingId::SndbufLimited, "{:?}", v.findings);
+}
+
+#[test]
+fn a_flight_held_well_under_the_field_is_not_the_window() {
+    let mut windows = vec![10, 20];
+    windows.extend([28; 20]);
+    let v = rounds_after_scaled_handshake(60_000, &windows);
+    assert_eq!(v.findings[0].id, FindingId::SndbufLimited, "{:?}", v.findings);
+}
+
+/// Window scale 7 (a 102,400 B window from raw 800): A opens its cwnd over 25 rounds, then
+/// B's reader falls behind and its window is held at 32,000 B (raw 250) for 20 rounds while
+/// A keeps `segments` in flight — below the window's edge, as a pacing sender does.
+fn reader_falls_behind(segments: u32) -> FlowVerdict {
+    let mut t = Trace::new();
+    t.handshake(40_000, 10, Some(7));
+    let mut rounds: Vec<(u16, u32)> = (0..25).map(|r| (800, 10 + 2 * r)).collect();
+    rounds.extend([(250, segments); 20]);
+    t.ack_clocked_rounds_under(41_000, &rounds);
+    t.verdict()
+}
+
+#[test]
+fn a_sender_keeping_most_of_a_held_down_window_in_flight_is_paced_by_the_reader() {
+    // 20 segments (28,960 B) of 32,000: never a segment short of the edge, never stopped
+    // by it — but held down less than half the busy time, so only that pace tells.
+    let v = reader_falls_behind(20);
+    assert_eq!(v.findings[0].id, FindingId::RwndSlowReader, "{:?}", v.findings);
+}
+
+#[test]
+fn one_keeping_a_small_part_of_it_is_held_by_something_else() {
+    // 10 segments (14,480 B), under half that window: the sender's own limit.
+    let v = reader_falls_behind(10);
+    assert!(v.findings.iter().all(|f| f.id != FindingId::RwndSlowReader), "{:?}", v.findings);
+}
