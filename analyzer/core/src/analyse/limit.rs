@@ -523,6 +523,12 @@ impl LimitTracker {
     /// catch up first. Its send-buffer time goes back to cwnd.
     fn end_stretch(&mut self, rose: bool, ts: i64, srtt: Option<i64>, mss: u64) {
         let grew = self.flat_level > 0 && (rose || srtt.is_some_and(|r| self.still_growing(ts, r, mss)));
+        if !grew || (self.grown_out_ns > 0 && (self.flat_level as f64) < self.grown_out_band.0) {
+            // A fall (a loss's cut, a pause), or growth from below back up toward it, settles
+            // nothing about a plateau the flight grew out of before: coming back to its level
+            // later still shows it a buffer's.
+            return;
+        }
         let pending = std::mem::take(&mut self.grown_out_ns);
         if !self.flat_proven && pending > 0 {
             let moved = move_time(&mut self.state_ns, LimitState::Sndbuf, LimitState::Cwnd, pending);

@@ -351,3 +351,17 @@ fn a_plateau_whose_level_wanders_above_within_the_band_stays_the_send_buffers() 
     let share = sndbuf_share_of_rounds(&windows);
     assert!(share > 0.6, "{share}");
 }
+
+#[test]
+fn a_plateau_grown_out_of_then_cut_by_a_loss_and_back_at_its_level_stays_the_send_buffers() {
+    // One round three segments over, then a loss's cut to 14 for three rounds, 17 for two,
+    // then flat at the old level again: neither the fall nor the climb back settled
+    // anything; the return shows the buffer.
+    let mut windows = vec![20; 24];
+    windows.push(23);
+    windows.extend([14; 3]);
+    windows.extend([17; 2]);
+    windows.extend([20; 12]);
+    let share = sndbuf_share_of_rounds(&windows);
+    assert!(share > 0.6, "{share}");
+}
