@@ -7,7 +7,7 @@ use super::limit::{above_inferred_window, LimitTracker};
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
 use super::sender::{ends_write, Sender};
 use super::vantage::HandshakeTimes;
-use super::window::{RwndBasis, Scaling, ESTIMATE_SLACK_DIVISOR, ESTIMATE_SLACK_SEGMENTS};
+use super::window::{RwndBasis, Scaling, ESTIMATE_SLACK_SEGMENTS};
 use crate::decode::{flags, TcpSegment};
 
 const MAX_TS_NS: i64 = 1 << 62;
@@ -336,16 +336,19 @@ impl FlowState {
         let sender = &self.senders[dd];
         let mss = sender.mss.max(536) as u64;
         let raw = (self.last_window_raw[peer] as u64).max(window_then.map_or(0, |w| w >> shift));
-        // Away from the sender the flight is rebuilt from ACKs seen earlier: its noise.
-        let slack = if sender.at_sender() { 0 } else { ESTIMATE_SLACK_SEGMENTS * mss + raw / ESTIMATE_SLACK_DIVISOR };
+        // Away from the sender the flight is rebuilt from ACKs seen earlier: a segment or two
+        // of noise. More than that above the field proves the scale in use.
+        let slack = if sender.at_sender() { 0 } else { ESTIMATE_SLACK_SEGMENTS * mss };
         if unacked > raw + slack {
             self.scale_unproven[dd] = false;
             return;
         }
-        // Only a field well above that noise can be told apart from flight near it (one of
-        // a few dozen bytes, under a large scale, is below any flight).
+        // The edge: within a segment under the field, never above it (a flight a little above
+        // is noise at best, not the field holding it). Only a field well above that noise can
+        // be told apart from flight near it (one of a few dozen bytes, under a large scale,
+        // is below any flight).
         let Some(srtt) = sender.rtt.srtt_ns else { return };
-        if raw < 2 * slack.max(mss) || unacked + mss < raw || ts - self.edge_reached_ns[dd] < srtt {
+        if raw < 4 * mss || unacked > raw || unacked + mss < raw || ts - self.edge_reached_ns[dd] < srtt {
             return;
         }
         if self.edge_rounds[dd] == 0 {

@@ -19,7 +19,7 @@ pub const MAX_SHIFT: u8 = 14;
 /// Noise allowed on a flight estimated away from the sender before it proves a larger
 /// shift: two segments plus an eighth of the window.
 pub(super) const ESTIMATE_SLACK_SEGMENTS: u64 = 2;
-pub(super) const ESTIMATE_SLACK_DIVISOR: u64 = 8;
+const ESTIMATE_SLACK_DIVISOR: u64 = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scaling {
