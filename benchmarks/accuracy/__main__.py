@@ -52,6 +52,8 @@ def main(argv=None) -> int:
     p.add_argument("--md", help="Markdown report (default: docs/accuracy.md for held_out)")
     p.add_argument("--json", help="result JSON (default: benchmarks/results/accuracy-DATE-RANGE.json)")
     p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--engine-git", help="the commit the installed tcpdiag was built from, when "
+                   "it is not this checkout's (default: the checkout's last engine commit)")
     p.add_argument("--before", help="an earlier result JSON of the same range: its summary is "
                    "shown beside this one (before/after an engine change)")
     a = p.parse_args(argv)
@@ -104,7 +106,7 @@ def main(argv=None) -> int:
     today = datetime.date.today().isoformat()
     command = "python3 -m benchmarks.accuracy " + " ".join(argv if argv is not None else sys.argv[1:])
     doc = {"command": command, "date": today, "range": a.seeds, "range_kind": kind,
-           "seed_span": span, "engine": f"{engine.engine_version(exe)}, engine sources at git {_engine_commit()}",
+           "seed_span": span, "engine": f"{engine.engine_version(exe)}, engine sources at git {a.engine_git or _engine_commit()}",
            "summary": summary, "stories": stories,
            "wrong": [[c["seed"], c["interval"], c["vantage"]] for c in cases
                      if c["kernel"]["clear"] and not c["right"]],
@@ -124,7 +126,7 @@ def main(argv=None) -> int:
         f.write("\n]}\n")
     print(f"JSON: {out}")
     md = a.md if a.md is not None else (os.path.join(ROOT, "docs", "accuracy.md")
-                                        if kind == "held_out" else None)
+                                        if kind.startswith("held_out") else None)
     if md:
         with open(md, "w") as f:
             f.write(report.markdown(doc))
