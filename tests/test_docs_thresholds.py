@@ -18,7 +18,7 @@ WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 8: "eight"}
 def constants() -> dict[str, float]:
     out = {}
     for rs in ANALYSE.glob("*.rs"):
-        for name, value in re.findall(r"^(?:pub )?const (\w+): \w+ = ([0-9_.]+);", rs.read_text(), re.M):
+        for name, value in re.findall(r"^(?:pub(?:\(\w+\))? )?const (\w+): \w+ = ([0-9_.]+);", rs.read_text(), re.M):
             out[name] = float(value.replace("_", ""))
     return out
 

@@ -3,7 +3,7 @@
 
 use super::congestion::CcWitness;
 use super::cwnd::CwndEstimator;
-use super::limit::{above_inferred_window, LimitTracker};
+use super::limit::{above_inferred_window, LimitTracker, FLAT_RTTS};
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
 use super::sender::{ends_write, Sender};
 use super::vantage::HandshakeTimes;
@@ -11,9 +11,6 @@ use super::window::{RwndBasis, Scaling, ESTIMATE_SLACK_SEGMENTS};
 use crate::decode::{flags, TcpSegment};
 
 const MAX_TS_NS: i64 = 1 << 62;
-/// Round trips at the unscaled field's edge that prove a negotiated scale never reached
-/// the sender: as many as a flat flight needs to be a plateau (`limit.rs`, FLAT_RTTS).
-const UNSCALED_EDGE_ROUNDS: u8 = 8;
 
 #[derive(Debug, Default)]
 pub struct FlowState {
@@ -323,9 +320,8 @@ impl FlowState {
     /// did here, but a middlebox between here and the sender may have removed it from the
     /// receiver's SYN: the sender then reads each window field unscaled. More outstanding
     /// than the field allows proves the scale in use; a flight that instead reaches the
-    /// field's edge (less than a segment of it left) in eight round trips (as many as a
-    /// plateau needs: slow start passes the edge once) and never more proves it never
-    /// arrived. `window_then`: the window (as scaled here) in force when the flight was sent.
+    /// field's edge (within a segment under it) in as many round trips as a plateau needs
+    /// (slow start passes the edge once) and never more proves it never arrived. `window_then`: the window (as scaled here) in force when the flight was sent.
     #[inline(never)]
     fn check_scale_reached_sender(&mut self, dd: usize, unacked: u64, window_then: Option<u64>, ts: i64) {
         let peer = 1 - dd;
@@ -356,7 +352,8 @@ impl FlowState {
         }
         self.edge_reached_ns[dd] = ts;
         self.edge_rounds[dd] += 1;
-        if self.edge_rounds[dd] < UNSCALED_EDGE_ROUNDS {
+        // As many round trips at that edge as a flat flight needs to be a plateau.
+        if (self.edge_rounds[dd] as i64) < FLAT_RTTS {
             return;
         }
         self.scale_unproven[dd] = false;

@@ -10,7 +10,7 @@ use super::window::ESTIMATE_SLACK_SEGMENTS;
 /// A flight that stayed within ±`FLAT_BAND` of one level for `FLAT_RTTS` round trips,
 /// not cut by a loss, is a sender-side buffer limit: cwnd would have grown (RFC 5681 §3.1).
 const FLAT_BAND: f64 = 0.12;
-const FLAT_RTTS: i64 = 8;
+pub(super) const FLAT_RTTS: i64 = 8;
 /// A plateau still flat this many round trips after it began had been the buffer's from its
 /// start: its first FLAT_RTTS are credited to the send buffer too.
 const PLATEAU_CREDIT_RTTS: i64 = 2 * FLAT_RTTS;
