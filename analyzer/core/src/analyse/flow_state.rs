@@ -221,14 +221,10 @@ impl FlowState {
                 // The windows seen so far were advertised under that shift too: a larger
                 // shift found late is not a window that grew.
                 let up = shift - min_shift;
-                self.rwnd_max[d] <<= up;
-                self.rwnd_min[d] = self.rwnd_min[d].map(|w| w << up);
                 if full {
                     notes.inferred_shift = Some((shift, flight_d));
                 }
-                let (w, b) = self.scaling[r].unwrap().rwnd(raw, false);
-                self.rwnd_for[d] = Some(w);
-                self.rwnd_basis[d] = Some(b);
+                let w = self.rescale_windows(d, raw, |w| w << up);
                 // The sender's own idea of its window, and what limits it, follow.
                 self.senders[d].note_rwnd(w, ts);
             }
@@ -316,6 +312,18 @@ impl FlowState {
         }
     }
 
+    /// The scale of the windows limiting direction `d` turned out other than the one they
+    /// were read with (inferred larger late, or stripped before the sender): the range seen
+    /// so far is `rescale`d, and the window in force is `raw` under the scale now known.
+    fn rescale_windows(&mut self, d: usize, raw: u16, rescale: impl Fn(u64) -> u64) -> u64 {
+        self.rwnd_max[d] = rescale(self.rwnd_max[d]);
+        self.rwnd_min[d] = self.rwnd_min[d].map(&rescale);
+        let (w, basis) = self.scaling[1 - d].expect("set before a rescale").rwnd(raw, false);
+        self.rwnd_for[d] = Some(w);
+        self.rwnd_basis[d] = Some(basis);
+        w
+    }
+
     /// RFC 7323 §2.2: a window scale is in effect only if both SYNs carried the option. Both
     /// did here, but a middlebox between here and the sender may have removed it from the
     /// receiver's SYN: the sender then reads each window field unscaled. More outstanding
@@ -331,7 +339,7 @@ impl FlowState {
         };
         let sender = &self.senders[dd];
         let mss = sender.mss.max(536) as u64;
-        let raw = (self.last_window_raw[peer] as u64).max(window_then.map_or(0, |w| w >> shift));
+        let raw = (self.last_window_raw[peer] as u64).max(window_then.map_or(0, |w| (w >> shift).min(u16::MAX as u64)));
         // Away from the sender the flight is rebuilt from ACKs seen earlier: a segment or two
         // of noise. More than that above the field proves the scale in use.
         let slack = if sender.at_sender() { 0 } else { ESTIMATE_SLACK_SEGMENTS * mss };
@@ -358,10 +366,7 @@ impl FlowState {
         }
         self.scale_unproven[dd] = false;
         self.scaling[peer] = Some(Scaling::Stripped(shift));
-        self.rwnd_for[dd] = Some(raw);
-        self.rwnd_basis[dd] = Some(RwndBasis::NotNegotiated);
-        self.rwnd_max[dd] >>= shift;
-        self.rwnd_min[dd] = self.rwnd_min[dd].map(|w| w >> shift);
+        self.rescale_windows(dd, raw as u16, |w| w >> shift);
         self.senders[dd].unscale_rwnd(shift);
         self.limits[dd].held_by_unscaled_window(shift, raw);
     }

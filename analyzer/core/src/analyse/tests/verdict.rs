@@ -176,13 +176,19 @@ fn rounds_after_scaled_handshake(raw: u16, windows: &[u32]) -> FlowVerdict {
     t.verdict()
 }
 
-#[test]
-fn a_flight_held_at_the_window_field_unscaled_is_a_scale_stripped_past_the_capture() {
-    // Field 40,544 (81,088 B at shift 1): A ramps up, then holds 28 segments, exactly
-    // 40,544 B, for twenty rounds — it never got B's scale.
+/// A ramps up (10, 20 segments), then holds 28 segments (40,544 B) for twenty rounds
+/// under B's field `raw`.
+fn held_at_28_segments(raw: u16) -> FlowVerdict {
     let mut windows = vec![10, 20];
     windows.extend([28; 20]);
-    let v = rounds_after_scaled_handshake(40_544, &windows);
+    rounds_after_scaled_handshake(raw, &windows)
+}
+
+#[test]
+fn a_flight_held_at_the_window_field_unscaled_is_a_scale_stripped_past_the_capture() {
+    // Field 40,544 (81,088 B at shift 1): 28 segments is exactly the field — A never got
+    // B's scale.
+    let v = held_at_28_segments(40_544);
     assert_eq!(v.findings[0].id, FindingId::WscaleMissing, "{:?}", v.findings);
     assert_eq!(v.rwnd_max, 40_544, "the window the sender read");
 }
@@ -199,9 +205,7 @@ fn a_flight_that_once_went_past_the_field_got_the_scale() {
 
 #[test]
 fn a_flight_held_well_under_the_field_is_not_the_window() {
-    let mut windows = vec![10, 20];
-    windows.extend([28; 20]);
-    let v = rounds_after_scaled_handshake(60_000, &windows);
+    let v = held_at_28_segments(60_000);
     assert_eq!(v.findings[0].id, FindingId::SndbufLimited, "{:?}", v.findings);
 }
 
