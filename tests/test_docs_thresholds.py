@@ -88,6 +88,12 @@ PHRASES = [
     ("engine.md", "≥ {0} % paced, ≤ {1} % ACK-clocked", [("PACED_SHARE", pct), ("CLOCKED_SHARE", pct)]),
     ("engine.md", "A floor under {0} ms puts its end beside the capture point", [("TURNAROUND_NS", ms)]),
     ("engine.md", "a floor {0} times the other", [("DOMINANCE", word)]),
+    ("engine.md", "the sender paused at least {0} times — nothing outstanding for {1} ms or more",
+     [("APP_PAUSES", word), ("MIN_PAUSE_NS", ms)]),
+    ("engine.md", "idle at least {0} % of the transfer and never more than {1} of it without a pause",
+     [("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
+    ("verdicts.md", "paused at least {0} times, idle at least {1} % of the transfer and never more than {2} of it",
+     [("APP_PAUSES", word), ("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
 ]
 
 

@@ -121,7 +121,7 @@ local CATALOGUE = {
     { "zero_window_stall", "tcpdiag.verdict.zero_window_stall", "sequence", "warn", "Receiver advertised a zero window {count} times, stalled {stall} ({share} of the transfer)" },
     { "rwnd_slow_reader", "tcpdiag.verdict.rwnd_slow_reader", "sequence", "warn", "Receive window held down by a slow reader {share} of the time: {rwnd} open on average, {fill} of the {peak} advertised before" },
     { "sndbuf_limited", "tcpdiag.verdict.sndbuf_limited", "sequence", "warn", "Sender-buffer limited {share} of the time: flight flat at {flight} below rwnd {rwnd}, no loss → ceiling {ceiling}" },
-    { "app_limited", "tcpdiag.verdict.app_limited", "sequence", "note", "Application limited {share} of the time: the sender had nothing more to send while both windows had room for more than the {flight} it kept in flight" },
+    { "app_limited", "tcpdiag.verdict.app_limited", "sequence", "note", "Application limited {share} of the time: the sender had nothing more to send while both windows had room for more than the {flight} it kept in flight; {pauses} pauses with all it sent acknowledged" },
     { "reorder_limited", "tcpdiag.verdict.reorder_limited", "sequence", "warn", "Reordering mistaken for loss: {spurious} of {retrans} retransmissions spurious (DSACK/Eifel), cwnd cut {cuts} times; reordering up to {extent} vs RACK window {rack}" },
     { "loss_limited", "tcpdiag.verdict.loss_limited", "sequence", "warn", "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis bound {mathis} at {rtt} RTT" },
     { "slow_start_overshoot", "tcpdiag.verdict.slow_start_overshoot", "sequence", "warn", "Slow-start overshoot: {lost} segments lost in one round at the end of slow start (frame {frame})" },

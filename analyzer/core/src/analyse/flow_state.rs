@@ -193,8 +193,10 @@ impl FlowState {
             if self.write_ended[d] {
                 self.limits[d].reassign_since_data(LimitState::App);
             }
-            self.limits[d].data_seen();
-            self.write_ended[d] = ends_write(seg.payload_len, self.senders[d].mss, seg.flags & flags::FIN != 0);
+            let ends = ends_write(seg.payload_len, self.senders[d].mss, seg.flags & flags::FIN != 0);
+            self.limits[d].data_seen(ends, ts);
+            self.limits[r].peer_spoke(ts);
+            self.write_ended[d] = ends;
         }
         let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;
         let dd = if carries_data { d } else { r };

@@ -37,6 +37,10 @@ const DRY_RTTS: i64 = 2;
 /// touches the edge (BBR paces at the rate it is delivered) — not the window-bound time of
 /// Linux's rwnd_limited chrono, which counts only sends the window stopped.
 const HELD_WINDOW_FILL: (u64, u64) = (3, 4);
+/// A pause is idle time (nothing outstanding, every byte sent acknowledged) of at least
+/// this long: shorter spells are an ACK-clocked sender's turnaround between an ACK that
+/// took all it had sent and the data that ACK released.
+pub(super) const MIN_PAUSE_NS: i64 = 1_000_000;
 /// The timestamp clock's tick (Linux's TSval counts milliseconds).
 const TS_TICK_NS: i64 = 1_000_000;
 /// Round trips after a retransmission timeout during which slow start may still hold the
@@ -112,6 +116,44 @@ pub struct LimitTracker {
     unscaled_edge_from: Option<[i64; LimitState::ALL.len()]>,
     /// Frames where the rwnd state was entered (evidence), a few kept.
     pub first_frame: [u64; LimitState::ALL.len()],
+    /// Pauses (`MIN_PAUSE_NS`): the idle time charged so far, the one under way, and
+    /// where they fell in the transfer.
+    idle_seen_ns: i64,
+    pause_ns: i64,
+    pause_from: i64,
+    pause_after_tail: bool,
+    pub pauses: Pauses,
+    /// When the peer last sent new data (a request this sender may answer).
+    peer_data_ns: i64,
+    /// Whether the newest data seen, and the data before it, ended a write; when the
+    /// newest came.
+    tail_last: bool,
+    tail_before: bool,
+    data_ns: i64,
+}
+
+/// The transfer's pauses after a write's tail that the sender ended on its own — how
+/// many, when the first began and the last ended, and the longest stretch between two of
+/// them. Not a pause ended by a request (data from its peer during it): the request loop's
+/// pace is the path's response time too. Not one after a full-sized segment: away from the
+/// sender, a burst whose tail was lost on the way looks all acknowledged while the sender
+/// waits for its retransmission timer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Pauses {
+    pub count: u32,
+    pub first_from: i64,
+    pub last_to: i64,
+    pub longest_between_ns: i64,
+}
+
+impl Pauses {
+    /// The longest stretch of the transfer `[start, end]` without a pause.
+    pub fn longest_run_ns(&self, start: i64, end: i64) -> i64 {
+        if self.count == 0 {
+            return end - start;
+        }
+        self.longest_between_ns.max(self.first_from - start).max(end - self.last_to)
+    }
 }
 
 /// Within a few round trips of a retransmission timeout, whose loss window of one segment
@@ -237,9 +279,12 @@ impl LimitTracker {
         }
     }
 
-    /// New data of this direction was seen.
-    pub fn data_seen(&mut self) {
+    /// New data of this direction was seen at `ts`; `ends_write`: it was a write's short tail.
+    pub fn data_seen(&mut self, ends_write: bool, ts: i64) {
         self.since_data = Default::default();
+        self.tail_before = self.tail_last;
+        self.tail_last = ends_write;
+        self.data_ns = ts;
     }
 
     /// The sender's queue ran dry at `ts`: it sent a write's short tail.
@@ -383,6 +428,7 @@ impl LimitTracker {
         }
         self.lag_ns = s.a2d_ns();
         self.settled = if self.lag_ns == 0 { state } else { settled_state };
+        self.follow_pause(ts);
         self.rwnd_now = rwnd.unwrap_or(0);
         self.rwnd_peak = self.rwnd_peak.max(self.rwnd_now);
         self.rwnd_held = rwnd.is_some_and(|w| 2 * w <= self.rwnd_peak);
@@ -402,6 +448,53 @@ impl LimitTracker {
         self.state = state;
         self.integrates_window = state == LimitState::Rwnd || self.rwnd_held;
         state
+    }
+
+    /// Idle time charged in the gap before `ts` extends the pause under way; a gap without
+    /// any ends it.
+    #[inline]
+    fn follow_pause(&mut self, ts: i64) {
+        let idle_ns = self.state_ns[LimitState::Idle as usize];
+        if idle_ns > self.idle_seen_ns {
+            let gap = idle_ns - self.idle_seen_ns;
+            if self.pause_ns == 0 {
+                self.begin_pause(ts - gap, ts);
+            }
+            self.pause_ns += gap;
+            self.idle_seen_ns = idle_ns;
+        } else if self.pause_ns > 0 {
+            self.end_pause();
+        }
+    }
+
+    /// A pause found at `ts`, begun at `from`: notes whether the data it follows (not the
+    /// data ending it, when it did) ended a write.
+    #[inline(never)]
+    fn begin_pause(&mut self, from: i64, ts: i64) {
+        self.pause_from = from;
+        self.pause_after_tail = if self.data_ns == ts { self.tail_before } else { self.tail_last };
+    }
+
+    /// The peer sent new data at `ts`.
+    pub fn peer_spoke(&mut self, ts: i64) {
+        self.peer_data_ns = ts;
+    }
+
+    #[inline(never)]
+    fn end_pause(&mut self) {
+        let (from, to) = (self.pause_from, self.pause_from + self.pause_ns);
+        self.pause_ns = 0;
+        if to - from < MIN_PAUSE_NS || self.peer_data_ns >= from || !self.pause_after_tail {
+            return;
+        }
+        let p = &mut self.pauses;
+        if p.count == 0 {
+            p.first_from = from;
+        } else {
+            p.longest_between_ns = p.longest_between_ns.max(from - p.last_to);
+        }
+        p.count += 1;
+        p.last_to = to;
     }
 
     /// [`Self::decide`] out of line, for the rare second decision (the settled state).

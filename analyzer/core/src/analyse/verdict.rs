@@ -171,6 +171,15 @@ const CWND_HELD: f64 = 0.5;
 const FULL_LINK_SECONDARY: f64 = 0.2;
 /// "Near the bottleneck's rate": where a slow start or startup has ended.
 const NEAR_CAPACITY: f64 = 0.8;
+/// The application, not the path, set the transfer's pace when the sender paused
+/// (limit.rs, `MIN_PAUSE_NS`: nothing outstanding, all it sent acknowledged) at least
+/// `APP_PAUSES` times, idle for at least `APP_IDLE_SHARE` of the transfer, and never went
+/// longer than `APP_RUN_SHARE` of it without a pause: the path kept delivering everything it
+/// was given, whatever slowed each burst. A sender with a backlog (bulk data behind a loss,
+/// a full link or a send buffer) never empties.
+const APP_PAUSES: u32 = 2;
+const APP_IDLE_SHARE: f64 = 0.1;
+const APP_RUN_SHARE: f64 = 0.5;
 /// Limit states below this share are left out of the time line.
 const SHOWN_SHARE: f64 = 0.005;
 
@@ -499,12 +508,21 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             ],
         ));
     }
-    if app_share >= MIN_SHARE {
+    let transfer = (end - start).max(1);
+    let pauses = lim.pauses;
+    let app_paced = pauses.count >= APP_PAUSES
+        && idle as f64 >= APP_IDLE_SHARE * transfer as f64
+        && pauses.longest_run_ns(start, end) as f64 <= APP_RUN_SHARE * transfer as f64;
+    if app_share >= MIN_SHARE || app_paced {
         f.push(Finding::new(
             FindingId::AppLimited,
             app_share,
             vec![lim.first_frame[LimitState::App as usize].max(lim.first_frame[LimitState::Idle as usize])],
-            vec![("share", Value::Share(app_share)), ("flight", Value::Bytes(flight))],
+            vec![
+                ("share", Value::Share(app_share)),
+                ("pauses", Value::Int(pauses.count as i64)),
+                ("flight", Value::Bytes(flight)),
+            ],
         ));
     }
     // On a full link a flat flight is the path's too (the send-buffer finding above).
@@ -536,8 +554,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         ));
     }
     // A window that binds most of the busy time is the first thing to fix, whatever the
-    // application does between transfers.
+    // application does between transfers; then an application that paced the transfer,
+    // whatever slowed its bursts.
     let rank = |x: &Finding| {
+        let paced = app_paced && x.id == FindingId::AppLimited;
         let window = matches!(
             x.id,
             FindingId::WscaleMissing
@@ -547,7 +567,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
                 | FindingId::RwndSlowReader
                 | FindingId::ZeroWindowStall
         );
-        x.share + if window && x.share >= 0.5 { 1.0 } else { 0.0 }
+        x.share + if window && x.share >= 0.5 { 2.0 } else if paced { 1.0 } else { 0.0 }
     };
     f.sort_by(|a, b| rank(b).partial_cmp(&rank(a)).unwrap_or(std::cmp::Ordering::Equal));
     v.ceiling = match f[0].id {

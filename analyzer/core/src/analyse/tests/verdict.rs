@@ -8,23 +8,31 @@ use crate::analyse::catalogue::FindingId;
 /// are SACKed by duplicate ACKs, the third of which resends it; the ACKs in recovery release
 /// nothing, so the window comes back at the segments sent before the loss (about half).
 fn reno_rounds(rounds: u32, lost: Option<u32>) -> Trace {
-    const RTT: i64 = 40_000;
     let mut t = Trace::new();
-    t.handshake(RTT, 100, Some(7));
+    t.handshake(40_000, 100, Some(7));
+    reno_burst(&mut t, 41_000, 1, rounds, lost);
+    t
+}
+
+/// [`reno_rounds`]' data from `first_us`, its segment k at relative sequence number
+/// `base + k·MSS`. Returns when the last round's ACKs are due and the segments sent.
+fn reno_burst(t: &mut Trace, first_us: i64, base: u32, rounds: u32, lost: Option<u32>) -> (i64, u32) {
+    const RTT: i64 = 40_000;
+    let seq = |k: u32| base + k * MSS;
     let mut next = 0u32;
     let mut flight = Vec::new();
     for _ in 0..10 {
-        t.seg(41_000, A).data(1 + next * MSS, MSS).send();
+        t.seg(first_us, A).data(seq(next), MSS).send();
         flight.push(next);
         next += 1;
     }
     let mut recovered_to = None;
     for r in 1..=rounds as i64 {
-        let start = 41_000 + r * RTT;
+        let start = first_us + r * RTT;
         let sent = std::mem::take(&mut flight);
         if let Some(end) = recovered_to.take() {
             // The resent segment arrived: one ACK covers it and everything SACKed.
-            t.seg(start - 50, B).rel_ack(1 + end * MSS).send();
+            t.seg(start - 50, B).rel_ack(seq(end)).send();
         }
         let mut hole = None;
         for (i, &k) in sent.iter().enumerate() {
@@ -35,15 +43,15 @@ fn reno_rounds(rounds: u32, lost: Option<u32>) -> Trace {
             }
             match hole.as_mut() {
                 Some((h, dups)) => {
-                    t.seg(at, B).rel_ack(1 + *h * MSS).sack(&[(1 + (*h + 1) * MSS, 1 + (k + 1) * MSS)]).send();
+                    t.seg(at, B).rel_ack(seq(*h)).sack(&[(seq(*h + 1), seq(k + 1))]).send();
                     *dups += 1;
                     if *dups == 3 {
-                        t.seg(at + 10, A).data(1 + *h * MSS, MSS).send();
+                        t.seg(at + 10, A).data(seq(*h), MSS).send();
                     }
                 }
                 None => {
-                    t.seg(at, B).rel_ack(1 + (k + 1) * MSS).send();
-                    t.seg(at + 10, A).data(1 + next * MSS, MSS).send();
+                    t.seg(at, B).rel_ack(seq(k + 1)).send();
+                    t.seg(at + 10, A).data(seq(next), MSS).send();
                     flight.push(next);
                     next += 1;
                 }
@@ -53,13 +61,13 @@ fn reno_rounds(rounds: u32, lost: Option<u32>) -> Trace {
             Some(_) => recovered_to = sent.last().map(|&k| k + 1),
             None => {
                 let at = start + sent.len() as i64 * 100 + 20;
-                t.seg(at, A).data(1 + next * MSS, MSS).send();
+                t.seg(at, A).data(seq(next), MSS).send();
                 flight.push(next);
                 next += 1;
             }
         }
     }
-    t
+    (first_us + (rounds as i64 + 1) * RTT, next)
 }
 
 #[test]
@@ -234,4 +242,48 @@ fn one_keeping_a_small_part_of_it_is_held_by_something_else() {
     // 10 segments (14,480 B), under half that window: the sender's own limit.
     let v = reader_falls_behind(10);
     assert!(v.findings.iter().all(|f| f.id != FindingId::RwndSlowReader), "{:?}", v.findings);
+}
+
+/// A writer handing its socket a chunk every second, three times: each goes out as 18
+/// rounds of Reno losing its 40th segment, then the chunk's last `tail` bytes, and is all
+/// acknowledged about 0.2 s before the next. With `request`, B asks for each chunk after
+/// the first during that pause (a response loop, not a writer's own clock).
+fn chunks_every_second(tail: u32, request: bool) -> FlowVerdict {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let mut base = 1;
+    for c in 0..3 {
+        let first = 41_000 + c * 1_000_000;
+        if request && c > 0 {
+            t.seg(first - 20_000, B).rel_seq(1 + (c as u32 - 1) * 100).rel_ack(base).len(100).send();
+        }
+        let (acks_due, sent) = reno_burst(&mut t, first, base, 18, Some(40));
+        let top = base + sent * MSS;
+        t.seg(acks_due, B).rel_ack(top).send();
+        t.seg(acks_due + 10, A).data(top, tail).send();
+        t.seg(acks_due + 40_010, B).rel_ack(top + tail).send();
+        base = top + tail;
+    }
+    t.verdict()
+}
+
+#[test]
+fn a_writer_whose_every_chunk_is_delivered_before_the_next_is_application_limited() {
+    // Idle 0.4 s of 2.8 (0.14 of the time): its losses and its window's regrowth held each
+    // chunk back, never the transfer.
+    let v = chunks_every_second(700, false);
+    assert_eq!(v.findings[0].id, FindingId::AppLimited, "{:?}", v.findings);
+    assert!(v.findings.iter().any(|f| f.id == FindingId::LossLimited), "{:?}", v.findings);
+}
+
+#[test]
+fn pauses_a_request_ends_are_the_request_loops() {
+    let v = chunks_every_second(700, true);
+    assert_eq!(v.findings[0].id, FindingId::LossLimited, "{:?}", v.findings);
+}
+
+#[test]
+fn pauses_after_a_full_segment_may_be_a_lost_tails_timeout() {
+    let v = chunks_every_second(MSS, false);
+    assert_eq!(v.findings[0].id, FindingId::LossLimited, "{:?}", v.findings);
 }
