@@ -3,7 +3,7 @@
 
 use crate::decode::{self, Decoded, Layer, StopReason, TcpSegment};
 use crate::flow::{FlowSummary, FlowTable, Placement};
-use crate::ingest::{Frame, FrameSource, IngestError};
+use crate::ingest::{CaptureReader, Frame, FrameSource, IngestError};
 
 /// Receives each TCP segment after it has been placed in its flow.
 pub trait SegmentSink {
@@ -102,9 +102,13 @@ impl Scanner {
     /// Reads until `max_segments` TCP segments went to `sink` or the capture ended.
     /// Returns false once the capture is exhausted (or damaged).
     pub fn advance(&mut self, sink: &mut impl SegmentSink, max_segments: u64) -> bool {
+        let mut source = match self.reader.as_capture_reader() {
+            Some(r) => Frames::Capture(r),
+            None => Frames::Other(&mut *self.reader),
+        };
         let mut sent = 0;
         while !self.done && sent < max_segments && !sink.stopped() {
-            let frame = match self.reader.next_frame() {
+            let frame = match source.next() {
                 Ok(Some(f)) => f,
                 Ok(None) => {
                     self.done = true;
@@ -137,6 +141,23 @@ impl Scanner {
         self.stats.input_bytes = self.reader.input_bytes_read();
         self.stats.format = self.reader.format_name();
         Scan { flows: self.table.into_flows(), stats: self.stats, error: self.error }
+    }
+}
+
+/// Where a scan reads its frames: a capture reader directly (its usual record read
+/// inline), any other source through its trait.
+enum Frames<'a> {
+    Capture(&'a mut CaptureReader),
+    Other(&'a mut dyn FrameSource),
+}
+
+impl Frames<'_> {
+    #[inline(always)]
+    fn next(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
+        match self {
+            Frames::Capture(r) => r.next_frame_inline(),
+            Frames::Other(s) => s.next_frame(),
+        }
     }
 }
 

@@ -180,6 +180,29 @@ pub struct Record<'a> {
     pub data: &'a [u8],
 }
 
+/// Where the next record stands when its header and data are already buffered whole:
+/// its time, original length and total bytes (header included). `None` for anything
+/// else (the buffer's end, a bad length, the file's end): `read_record` decides those.
+#[derive(Debug, Clone, Copy)]
+pub struct WholeRecord {
+    pub ts_ns: i64,
+    pub origlen: u32,
+    pub total: usize,
+}
+
+/// [`WholeRecord`] of the bytes `b` buffered at a record's start. Only reads `b`, so a
+/// caller can decide before it borrows the source to take the record.
+#[inline(always)]
+pub fn whole_record(st: &PcapState, b: &[u8]) -> Option<WholeRecord> {
+    let hlen = st.record_header_len;
+    if b.len() < hlen {
+        return None;
+    }
+    let [sec, frac, incl, orig] = st.header(b);
+    let total = hlen + incl as usize;
+    (incl <= st.max_caplen && b.len() >= total).then(|| WholeRecord { ts_ns: st.ts_ns(sec, frac), origlen: orig, total })
+}
+
 /// Reads the next record; `Ok(None)` at a clean end of file. Inlined: returned through
 /// memory, the record was read back before its stores had landed (a stall that was over
 /// half of `CaptureReader::next_frame`).
@@ -191,19 +214,10 @@ pub fn read_buffered_record<'a>(
     st: &PcapState,
     src: &'a mut ByteSource,
 ) -> Result<Option<Record<'a>>, IngestError> {
-    let hlen = st.record_header_len;
-    let whole = |b: &[u8]| {
-        if b.len() < hlen {
-            return None;
-        }
-        let [sec, frac, incl, orig] = st.header(b);
-        let total = hlen + incl as usize;
-        (incl <= st.max_caplen && b.len() >= total).then(|| (st.ts_ns(sec, frac), orig, total))
-    };
-    match whole(src.buffered()) {
-        Some((ts_ns, origlen, total)) => {
-            let rec = src.take(total);
-            Ok(Some(Record { ts_ns, origlen, data: rec.get(hlen..).unwrap_or_default() }))
+    match whole_record(st, src.buffered()) {
+        Some(r) => {
+            let rec = src.take(r.total);
+            Ok(Some(Record { ts_ns: r.ts_ns, origlen: r.origlen, data: rec.get(st.record_header_len..).unwrap_or_default() }))
         }
         None => read_record(st, src),
     }
