@@ -174,16 +174,17 @@ pub fn place_frame(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'
 #[inline]
 pub fn place_frame_in<S: SegmentSink>(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, seg: &mut TcpSegment, sink: &mut S) -> bool {
     stats.frames += 1;
-    if !S::READS_SEGMENTS && decode::lean::flow_fields(frame.linktype, frame.data, frame.origlen, seg) {
-        return place_tcp(table, stats, frame, seg, sink);
-    }
-    match decode::decode_into(frame.linktype, frame.data, frame.origlen, seg) {
-        Ok(()) => place_tcp(table, stats, frame, seg, sink),
-        Err((layer, reason)) => {
-            stats.count_stop(frame, layer, reason);
-            false
-        }
-    }
+    // One call of `place_tcp` for both decoders, so it is inlined once (two calls kept it
+    // out of line in the flows scan).
+    let tcp = (!S::READS_SEGMENTS && decode::lean::flow_fields(frame.linktype, frame.data, frame.origlen, seg))
+        || match decode::decode_into(frame.linktype, frame.data, frame.origlen, seg) {
+            Ok(()) => true,
+            Err((layer, reason)) => {
+                stats.count_stop(frame, layer, reason);
+                false
+            }
+        };
+    tcp && place_tcp(table, stats, frame, seg, sink)
 }
 
 /// `place_frame` for a frame decoded elsewhere (on another thread): `frame.data` is unused.
