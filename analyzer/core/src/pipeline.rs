@@ -51,7 +51,10 @@ pub struct ScanStats {
 }
 
 impl ScanStats {
-    pub(crate) fn count_stop(&mut self, frame: &Frame<'_>, layer: Layer, reason: StopReason) {
+    /// Counts a frame (numbered `frame`) that decoding stopped on. Takes the number, not
+    /// the frame: a frame borrowed by this out-of-line call was kept in memory by every
+    /// scan loop, where it otherwise stays in registers.
+    pub(crate) fn count_stop(&mut self, frame: u64, layer: Layer, reason: StopReason) {
         match reason {
             StopReason::NotTcp | StopReason::Encrypted => self.not_tcp += 1,
             StopReason::Fragment => self.fragments += 1,
@@ -59,12 +62,12 @@ impl ScanStats {
             StopReason::UnknownLinkType(lt) if lt >= crate::ingest::netmon::LINKTYPE_NETMON_META => self.not_tcp += 1,
             StopReason::UnknownLinkType(lt) => match self.unknown_linktypes.iter_mut().find(|(t, _, _)| *t == lt) {
                 Some((_, n, _)) => *n += 1,
-                None => self.unknown_linktypes.push((lt, 1, frame.number)),
+                None => self.unknown_linktypes.push((lt, 1, frame)),
             },
             StopReason::Truncated { .. } | StopReason::Malformed(_) => {
                 self.undecodable += 1;
                 if self.first_undecodable.is_none() {
-                    self.first_undecodable = Some((frame.number, reason.describe(layer)));
+                    self.first_undecodable = Some((frame, reason.describe(layer)));
                 }
             }
         }
@@ -180,7 +183,7 @@ pub fn place_frame_in<S: SegmentSink>(table: &mut FlowTable, stats: &mut ScanSta
         || match decode::decode_into(frame.linktype, frame.data, frame.origlen, seg) {
             Ok(()) => true,
             Err((layer, reason)) => {
-                stats.count_stop(frame, layer, reason);
+                stats.count_stop(frame.number, layer, reason);
                 false
             }
         };
@@ -194,7 +197,7 @@ pub fn place_decoded(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame
     match decoded {
         Decoded::Tcp(seg) => place_tcp(table, stats, frame, &seg, sink),
         Decoded::Other { layer, reason } => {
-            stats.count_stop(frame, layer, reason);
+            stats.count_stop(frame.number, layer, reason);
             false
         }
     }
