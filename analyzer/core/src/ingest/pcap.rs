@@ -70,6 +70,11 @@ pub struct PcapState {
     record_header_len: usize,
     max_caplen: u32,
     lengths: LengthOrder,
+    /// Little-endian with the lengths in their usual order (most files): a record header
+    /// is then its four words as read, one test a record instead of three.
+    plain: bool,
+    /// Nanoseconds per unit of the timestamp fraction (1 or 1,000): a product, not a test.
+    frac_ns: i64,
 }
 
 /// Files older than format 2.3 wrote orig_len before incl_len; 2.3 files may have either
@@ -128,6 +133,8 @@ pub fn read_header(
         },
         max_caplen: max_caplen(iface.linktype),
         lengths,
+        plain: magic.order == ByteOrder::Little && lengths == LengthOrder::Normal,
+        frac_ns: if magic.nanos { 1 } else { 1_000 },
     };
     Ok((state, iface))
 }
@@ -151,6 +158,9 @@ impl PcapState {
         let h: &[u8; RECORD_HEADER_LEN] = h[..RECORD_HEADER_LEN].try_into().expect("a record header");
         let word = |at: usize| u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
         let mut w = [word(record::TS_SEC), word(record::TS_FRAC), word(record::INCL_LEN), word(record::ORIG_LEN)];
+        if self.plain {
+            return w;
+        }
         // One test of the byte order a record, not one a field (nor a call through a
         // function pointer).
         if self.magic.order == ByteOrder::Big {
@@ -168,8 +178,7 @@ impl PcapState {
     /// The record's time in nanoseconds since the epoch.
     #[inline]
     pub fn ts_ns(&self, sec: u32, frac: u32) -> i64 {
-        let frac_ns = if self.magic.nanos { frac as i64 } else { frac as i64 * 1_000 };
-        sec as i64 * 1_000_000_000 + frac_ns
+        sec as i64 * 1_000_000_000 + frac as i64 * self.frac_ns
     }
 }
 
