@@ -311,9 +311,11 @@ impl<T: FrameSource + ?Sized> FrameSource for Box<T> {
 }
 
 impl FrameSource for CaptureReader {
+    /// Inline where the reader's type is known (the engine's loop, merged pieces): the
+    /// usual record is then read without a call.
     #[inline]
     fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
-        CaptureReader::next_frame(self)
+        CaptureReader::next_frame_inline(self)
     }
     fn input_bytes_read(&self) -> u64 {
         CaptureReader::input_bytes_read(self)
