@@ -3,7 +3,7 @@
 
 use crate::decode::{self, Decoded, Layer, StopReason, TcpSegment};
 use crate::flow::{FlowSummary, FlowTable, Placement};
-use crate::ingest::{Frame, FrameSource, IngestError};
+use crate::ingest::{CaptureReader, Frame, FrameSource, IngestError};
 
 /// Receives each TCP segment after it has been placed in its flow.
 pub trait SegmentSink {
@@ -51,7 +51,10 @@ pub struct ScanStats {
 }
 
 impl ScanStats {
-    pub(crate) fn count_stop(&mut self, frame: &Frame<'_>, layer: Layer, reason: StopReason) {
+    /// Counts a frame (numbered `frame`) that decoding stopped on. Takes the number, not
+    /// the frame: a frame borrowed by this out-of-line call was kept in memory by every
+    /// scan loop, where it otherwise stays in registers.
+    pub(crate) fn count_stop(&mut self, frame: u64, layer: Layer, reason: StopReason) {
         match reason {
             StopReason::NotTcp | StopReason::Encrypted => self.not_tcp += 1,
             StopReason::Fragment => self.fragments += 1,
@@ -59,12 +62,12 @@ impl ScanStats {
             StopReason::UnknownLinkType(lt) if lt >= crate::ingest::netmon::LINKTYPE_NETMON_META => self.not_tcp += 1,
             StopReason::UnknownLinkType(lt) => match self.unknown_linktypes.iter_mut().find(|(t, _, _)| *t == lt) {
                 Some((_, n, _)) => *n += 1,
-                None => self.unknown_linktypes.push((lt, 1, frame.number)),
+                None => self.unknown_linktypes.push((lt, 1, frame)),
             },
             StopReason::Truncated { .. } | StopReason::Malformed(_) => {
                 self.undecodable += 1;
                 if self.first_undecodable.is_none() {
-                    self.first_undecodable = Some((frame.number, reason.describe(layer)));
+                    self.first_undecodable = Some((frame, reason.describe(layer)));
                 }
             }
         }
@@ -102,9 +105,13 @@ impl Scanner {
     /// Reads until `max_segments` TCP segments went to `sink` or the capture ended.
     /// Returns false once the capture is exhausted (or damaged).
     pub fn advance(&mut self, sink: &mut impl SegmentSink, max_segments: u64) -> bool {
+        let mut source = match self.reader.as_capture_reader() {
+            Some(r) => Frames::Capture(r),
+            None => Frames::Other(&mut *self.reader),
+        };
         let mut sent = 0;
         while !self.done && sent < max_segments && !sink.stopped() {
-            let frame = match self.reader.next_frame() {
+            let frame = match source.next() {
                 Ok(Some(f)) => f,
                 Ok(None) => {
                     self.done = true;
@@ -140,6 +147,23 @@ impl Scanner {
     }
 }
 
+/// Where a scan reads its frames: a capture reader directly (its usual record read
+/// inline), any other source through its trait.
+enum Frames<'a> {
+    Capture(&'a mut CaptureReader),
+    Other(&'a mut dyn FrameSource),
+}
+
+impl Frames<'_> {
+    #[inline(always)]
+    fn next(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
+        match self {
+            Frames::Capture(r) => r.next_frame_inline(),
+            Frames::Other(s) => s.next_frame(),
+        }
+    }
+}
+
 /// Counts, decodes and places one frame, handing a TCP segment to `sink`: the step
 /// `Scanner::advance` repeats, for callers with their own frame loop (live capture).
 /// Returns true when a segment went to the sink.
@@ -153,16 +177,17 @@ pub fn place_frame(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'
 #[inline]
 pub fn place_frame_in<S: SegmentSink>(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame<'_>, seg: &mut TcpSegment, sink: &mut S) -> bool {
     stats.frames += 1;
-    if !S::READS_SEGMENTS && decode::lean::flow_fields(frame.linktype, frame.data, frame.origlen, seg) {
-        return place_tcp(table, stats, frame, seg, sink);
-    }
-    match decode::decode_into(frame.linktype, frame.data, frame.origlen, seg) {
-        Ok(()) => place_tcp(table, stats, frame, seg, sink),
-        Err((layer, reason)) => {
-            stats.count_stop(frame, layer, reason);
-            false
-        }
-    }
+    // One call of `place_tcp` for both decoders, so it is inlined once (two calls kept it
+    // out of line in the flows scan).
+    let tcp = (!S::READS_SEGMENTS && decode::lean::flow_fields(frame.linktype, frame.data, frame.origlen, seg))
+        || match decode::decode_into(frame.linktype, frame.data, frame.origlen, seg) {
+            Ok(()) => true,
+            Err((layer, reason)) => {
+                stats.count_stop(frame.number, layer, reason);
+                false
+            }
+        };
+    tcp && place_tcp(table, stats, frame, seg, sink)
 }
 
 /// `place_frame` for a frame decoded elsewhere (on another thread): `frame.data` is unused.
@@ -172,7 +197,7 @@ pub fn place_decoded(table: &mut FlowTable, stats: &mut ScanStats, frame: &Frame
     match decoded {
         Decoded::Tcp(seg) => place_tcp(table, stats, frame, &seg, sink),
         Decoded::Other { layer, reason } => {
-            stats.count_stop(frame, layer, reason);
+            stats.count_stop(frame.number, layer, reason);
             false
         }
     }

@@ -3,9 +3,11 @@
 
 mod common;
 
-use common::{gzip, packet, read_all, Owned};
+use std::io::Cursor;
+
+use common::{drain_with, gzip, packet, read_all, Owned};
 use tcpdiag_core::ingest::{
-    FrameOptions, IngestErrorKind, InterfaceInfo, PcapWriter, PcapngWriter,
+    CaptureReader, FrameOptions, IngestErrorKind, InterfaceInfo, PcapWriter, PcapngWriter,
 };
 
 fn small_pcap() -> Vec<u8> {
@@ -144,4 +146,18 @@ fn open_missing_file_is_io() {
         .err()
         .unwrap();
     assert!(matches!(err.kind, IngestErrorKind::Io(_)));
+}
+
+/// The scan loop's inline read of a buffered pcap record gives the frames and the error
+/// `next_frame` gives, cut anywhere.
+#[test]
+fn pcap_prefix_reads_alike_inline_and_through_next_frame() {
+    let file = small_pcap();
+    for n in 0..=file.len() {
+        let open = || CaptureReader::from_read(Box::new(Cursor::new(file[..n].to_vec())));
+        let (Ok(mut a), Ok(mut b)) = (open(), open()) else { continue };
+        let plain = drain_with(&mut a, CaptureReader::next_frame);
+        let inline = drain_with(&mut b, CaptureReader::next_frame_inline);
+        assert_eq!(plain, inline, "prefix {n}");
+    }
 }

@@ -35,6 +35,15 @@ struct Sent {
     app_limited: bool,
 }
 
+/// What [`Sender::advance`] makes of the plain records an ACK covers at the front: how
+/// many, the newest send time among them (with its application-limited mark: the later
+/// record of equal times), and the send time of the last one (the RTT sample).
+struct PlainPrefix {
+    count: usize,
+    newest: (i64, bool),
+    last_ts_ns: i64,
+}
+
 /// A retransmission kept for a while after it was acknowledged, so a late D-SACK or a
 /// timestamp echo can still prove it spurious.
 #[derive(Debug, Clone, Copy)]
@@ -1017,6 +1026,25 @@ impl Sender {
         }
     }
 
+    /// The outstanding records at the front that `ack` covers and that the loop of
+    /// `advance` takes the plain way: sent once, not a SYN, sent within the capture.
+    #[inline]
+    fn acked_plain_prefix(&self, ack: SeqNumber) -> PlainPrefix {
+        let mut p = PlainPrefix { count: 0, newest: (i64::MIN, false), last_ts_ns: 0 };
+        for s in &self.outstanding {
+            if s.end > ack || s.retrans > 0 || s.syn || s.frame == 0 {
+                break;
+            }
+            p.count += 1;
+            // `>=`: of equal send times the later record counts, as in the loop.
+            if s.ts_ns >= p.newest.0 {
+                p.newest = (s.ts_ns, s.app_limited);
+            }
+            p.last_ts_ns = s.ts_ns;
+        }
+        p
+    }
+
     fn advance(&mut self, ack: SeqNumber, ts: i64, seg: &TcpSegment, notes: &mut PacketNotes) {
         let old_una = self.una;
         self.acked_total += ack.distance_from(old_una).max(0) as u64;
@@ -1041,6 +1069,16 @@ impl Sender {
         let tsecr = seg.options.timestamps.map(|t| t.1);
         let mut rtt_sample = None;
         let mut delivered: Option<(i64, bool)> = None;
+        // The usual records first, in one pass without popping each: what the loop below
+        // would make of them (newest send time delivered, the RTT of the last one) is
+        // worked out from the prefix as a whole.
+        let plain = self.acked_plain_prefix(ack);
+        if plain.count > 0 {
+            self.outstanding.drain(..plain.count);
+            delivered = Some((plain.newest.0, false));
+            self.note_delivered(plain.newest.0, plain.newest.1);
+            rtt_sample = Some(ts - plain.last_ts_ns);
+        }
         while let Some(front) = self.outstanding.front() {
             if front.end > ack {
                 break;

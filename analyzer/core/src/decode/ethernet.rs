@@ -39,6 +39,10 @@ pub(crate) fn ethernet(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step 
 /// Follows an EtherType (also used by SLL, GRE and Geneve) through tags to IP.
 #[inline(always)]
 pub(crate) fn ethertype(mut et: u16, mut span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
+    // IPv4 untagged, the usual case, is one compare instead of a way through the match.
+    if et == IPV4 {
+        return ipv4::ipv4(span, depth, out);
+    }
     // Each tag consumes 4 captured bytes, so the loop ends on any input.
     loop {
         match et {

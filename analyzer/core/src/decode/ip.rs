@@ -43,6 +43,10 @@ pub(crate) fn by_version(span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Ste
 /// The IP payload (`span` already limited to the IP length) by protocol number.
 #[inline(always)]
 pub(crate) fn payload(proto: u8, ip: &IpFacts, span: Span<'_>, depth: u8, out: &mut TcpSegment) -> Step {
+    // TCP, the usual case, is one compare instead of a way through the match.
+    if proto == PROTO_TCP {
+        return tcp::tcp(ip, span, depth, out);
+    }
     match proto {
         PROTO_TCP => tcp::tcp(ip, span, depth, out),
         PROTO_IPV4 | PROTO_IPV6 | PROTO_GRE | PROTO_UDP => tunnel::by_protocol(proto, span, depth, out),

@@ -24,17 +24,19 @@ pub fn flow_fields(linktype: u32, data: &[u8], origlen: u32, seg: &mut TcpSegmen
     // Lengths on the wire, as `Span` keeps them: never below what was captured.
     let eth_wire = (origlen as usize).max(data.len()) - ethernet::HEADER_LEN;
     let ip = &data[ethernet::HEADER_LEN..];
-    let ver_ihl = ip[ipv4::VERSION_IHL];
+    // The fixed headers as arrays: their fields are then read without a bounds check each.
+    let Some(iph) = ip.first_chunk::<{ ipv4::MIN_HEADER_LEN }>() else { return false };
+    let ver_ihl = iph[ipv4::VERSION_IHL];
     let ip_header_len = ((ver_ihl & 0x0F) as usize) * 4;
     if ver_ihl >> 4 != 4 || ip_header_len < ipv4::MIN_HEADER_LEN || ip.len() < ip_header_len + tcp::MIN_HEADER_LEN {
         return false;
     }
-    let ip_wire = match be16(ip, ipv4::TOTAL_LEN) as usize {
+    let ip_wire = match be16(iph, ipv4::TOTAL_LEN) as usize {
         0 => eth_wire, // TSO on the capturing host
         n if n < ip_header_len => return false,
         n => eth_wire.min(n),
     };
-    if be16(ip, ipv4::FLAGS_FRAG_OFFSET) & (ipv4::FLAG_MORE_FRAGMENTS | ipv4::FRAG_OFFSET_MASK) != 0 || ip[ipv4::PROTOCOL] != PROTO_TCP {
+    if be16(iph, ipv4::FLAGS_FRAG_OFFSET) & (ipv4::FLAG_MORE_FRAGMENTS | ipv4::FRAG_OFFSET_MASK) != 0 || iph[ipv4::PROTOCOL] != PROTO_TCP {
         return false;
     }
     // The TCP header: the IP payload limited to the IP length, 20 bytes of it captured.
@@ -42,7 +44,7 @@ pub fn flow_fields(linktype: u32, data: &[u8], origlen: u32, seg: &mut TcpSegmen
     if captured < ip_header_len + tcp::MIN_HEADER_LEN {
         return false;
     }
-    let t = &ip[ip_header_len..];
+    let Some(t) = ip[ip_header_len..].first_chunk::<{ tcp::MIN_HEADER_LEN }>() else { return false };
     let tcp_wire = ip_wire - ip_header_len;
     let off_flags = be16(t, tcp::DATA_OFFSET_FLAGS);
     let header_len = ((off_flags >> 12) as usize) * 4;
@@ -50,8 +52,8 @@ pub fn flow_fields(linktype: u32, data: &[u8], origlen: u32, seg: &mut TcpSegmen
     if header_len < tcp::MIN_HEADER_LEN || header_len > tcp_wire || seg_flags & flags::SYN != 0 {
         return false;
     }
-    seg.src = Addr::v4([ip[ipv4::SRC], ip[ipv4::SRC + 1], ip[ipv4::SRC + 2], ip[ipv4::SRC + 3]]);
-    seg.dst = Addr::v4([ip[ipv4::DST], ip[ipv4::DST + 1], ip[ipv4::DST + 2], ip[ipv4::DST + 3]]);
+    seg.src = Addr::v4([iph[ipv4::SRC], iph[ipv4::SRC + 1], iph[ipv4::SRC + 2], iph[ipv4::SRC + 3]]);
+    seg.dst = Addr::v4([iph[ipv4::DST], iph[ipv4::DST + 1], iph[ipv4::DST + 2], iph[ipv4::DST + 3]]);
     seg.sport = be16(t, tcp::SRC_PORT);
     seg.dport = be16(t, tcp::DST_PORT);
     seg.seq = be32(t, tcp::SEQ);

@@ -58,18 +58,30 @@ impl TcpOptions {
 
     /// [`Self::parse`] into options already in place (the decoded segment's), which the
     /// caller has reset to the default: only options present are written.
-    #[inline]
+    ///
+    /// Linux sends timestamps first (NOP, NOP, kind 8, length 10) on every segment: that
+    /// prefix is taken here, inlined into the decoder, exactly as the loop would take it;
+    /// whatever follows it (SACK blocks, other options), or any other list, goes to the loop.
+    #[inline(always)]
     pub fn parse_into(&mut self, b: &[u8]) {
-        let o = self;
-        let mut i = 0;
-        // Linux sends timestamps first (NOP, NOP, kind 8, length 10) on every segment:
-        // taken at once, exactly as the loop below would take them.
-        if let [NOP, NOP, TIMESTAMPS, 10, v @ ..] = b {
-            if let [a0, a1, a2, a3, e0, e1, e2, e3, ..] = *v {
-                o.timestamps = Some((u32::from_be_bytes([a0, a1, a2, a3]), u32::from_be_bytes([e0, e1, e2, e3])));
-                i = 12;
+        const TIMESTAMPS_FIRST: [u8; 4] = [NOP, NOP, TIMESTAMPS, 10];
+        if let Some((head, rest)) = b.split_first_chunk::<12>() {
+            let [h0, h1, h2, h3, a0, a1, a2, a3, e0, e1, e2, e3] = *head;
+            if [h0, h1, h2, h3] == TIMESTAMPS_FIRST {
+                self.timestamps = Some((u32::from_be_bytes([a0, a1, a2, a3]), u32::from_be_bytes([e0, e1, e2, e3])));
+                if !rest.is_empty() {
+                    self.parse_from(b, 12);
+                }
+                return;
             }
         }
+        self.parse_from(b, 0);
+    }
+
+    /// The option loop from byte `i` of the list.
+    #[inline(never)]
+    fn parse_from(&mut self, b: &[u8], mut i: usize) {
+        let o = self;
         while i < b.len() {
             let kind = b[i];
             match kind {

@@ -72,12 +72,10 @@ impl FlowTable {
     pub fn place(&mut self, seg: &TcpSegment, frame: u64, ts_ns: i64, frame_len: u32, has_length: bool) -> Placement {
         // The flow placed last, recognised by its endpoints in either order (it is the
         // latest flow of its key): the key is neither built nor hashed.
-        let src = (seg.src, seg.sport);
-        let dst = (seg.dst, seg.dport);
-        let slot = recent_slot(&src, &dst);
-        let known = self.last.and_then(|f| self.endpoints_match(f, src, dst)).or_else(|| {
+        let slot = recent_slot(&(seg.src, seg.sport), &(seg.dst, seg.dport));
+        let known = self.last.and_then(|f| self.endpoints_match(f, seg)).or_else(|| {
             let f = self.recent.as_ref()?[slot].checked_sub(1)?;
-            self.endpoints_match(f, src, dst)
+            self.endpoints_match(f, seg)
         });
         let key;
         let (mut flow, mut opened, mut dir) = match known {
@@ -151,13 +149,15 @@ impl FlowTable {
         id
     }
 
-    /// `f` joins the endpoints `src` → `dst`, and in which direction.
+    /// `f` joins the endpoints of `seg`, and in which direction. Field by field, ports
+    /// first: no endpoint tuples are built, and most mismatches stop at a port.
     #[inline]
-    fn endpoints_match(&self, f: u32, src: (Addr, u16), dst: (Addr, u16)) -> Option<(u32, Direction)> {
+    fn endpoints_match(&self, f: u32, seg: &TcpSegment) -> Option<(u32, Direction)> {
         let flow = &self.flows[f as usize];
-        if flow.a == src && flow.b == dst {
+        let (a, b) = (&flow.a, &flow.b);
+        if a.1 == seg.sport && b.1 == seg.dport && a.0 == seg.src && b.0 == seg.dst {
             Some((f, Direction::AtoB))
-        } else if flow.a == dst && flow.b == src {
+        } else if a.1 == seg.dport && b.1 == seg.sport && a.0 == seg.dst && b.0 == seg.src {
             Some((f, Direction::BtoA))
         } else {
             None

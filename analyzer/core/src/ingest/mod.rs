@@ -227,6 +227,32 @@ impl CaptureReader {
         }
     }
 
+    /// [`next_frame`](Self::next_frame) with its usual case inlined where it is called: a
+    /// classic pcap record buffered whole (most records of a mapped file) is taken without
+    /// a call, a match over the formats or a frame returned through memory. Every other
+    /// case goes to `next_frame`, which decides it as before.
+    #[inline(always)]
+    pub fn next_frame_inline(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
+        if let (State::Pcap(st), false) = (&self.state, self.done) {
+            if let Some(r) = pcap::whole_record(st, self.src.buffered()) {
+                self.frames += 1;
+                let linktype = self.interfaces.first().map_or(0, |i| i.linktype);
+                let data = self.src.take(r.total).get(st.record_header_len()..).unwrap_or_default();
+                return Ok(Some(Frame {
+                    number: self.frames,
+                    ts_ns: r.ts_ns,
+                    caplen: data.len() as u32,
+                    origlen: r.origlen,
+                    interface: 0,
+                    linktype,
+                    data,
+                    options: None,
+                }));
+            }
+        }
+        self.next_frame()
+    }
+
     pub fn format(&self) -> CaptureFormat {
         self.format
     }
@@ -260,6 +286,11 @@ pub trait FrameSource: Send {
     fn format_name(&self) -> &'static str {
         ""
     }
+    /// The capture reader this source is, if it is one: a scan loop then reads its
+    /// records inline ([`CaptureReader::next_frame_inline`]) instead of one call each.
+    fn as_capture_reader(&mut self) -> Option<&mut CaptureReader> {
+        None
+    }
 }
 
 /// A boxed source is a source, so a reader chosen at run time goes wherever one is taken.
@@ -274,17 +305,25 @@ impl<T: FrameSource + ?Sized> FrameSource for Box<T> {
     fn format_name(&self) -> &'static str {
         (**self).format_name()
     }
+    fn as_capture_reader(&mut self) -> Option<&mut CaptureReader> {
+        (**self).as_capture_reader()
+    }
 }
 
 impl FrameSource for CaptureReader {
+    /// Inline where the reader's type is known (the engine's loop, merged pieces): the
+    /// usual record is then read without a call.
     #[inline]
     fn next_frame(&mut self) -> Result<Option<Frame<'_>>, IngestError> {
-        CaptureReader::next_frame(self)
+        CaptureReader::next_frame_inline(self)
     }
     fn input_bytes_read(&self) -> u64 {
         CaptureReader::input_bytes_read(self)
     }
     fn format_name(&self) -> &'static str {
         self.format.kind.name()
+    }
+    fn as_capture_reader(&mut self) -> Option<&mut CaptureReader> {
+        Some(self)
     }
 }

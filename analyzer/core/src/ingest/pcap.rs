@@ -70,6 +70,11 @@ pub struct PcapState {
     record_header_len: usize,
     max_caplen: u32,
     lengths: LengthOrder,
+    /// Little-endian with the lengths in their usual order (most files): a record header
+    /// is then its four words as read, one test a record instead of three.
+    plain: bool,
+    /// Nanoseconds per unit of the timestamp fraction (1 or 1,000): a product, not a test.
+    frac_ns: i64,
 }
 
 /// Files older than format 2.3 wrote orig_len before incl_len; 2.3 files may have either
@@ -128,6 +133,8 @@ pub fn read_header(
         },
         max_caplen: max_caplen(iface.linktype),
         lengths,
+        plain: magic.order == ByteOrder::Little && lengths == LengthOrder::Normal,
+        frac_ns: if magic.nanos { 1 } else { 1_000 },
     };
     Ok((state, iface))
 }
@@ -151,6 +158,9 @@ impl PcapState {
         let h: &[u8; RECORD_HEADER_LEN] = h[..RECORD_HEADER_LEN].try_into().expect("a record header");
         let word = |at: usize| u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
         let mut w = [word(record::TS_SEC), word(record::TS_FRAC), word(record::INCL_LEN), word(record::ORIG_LEN)];
+        if self.plain {
+            return w;
+        }
         // One test of the byte order a record, not one a field (nor a call through a
         // function pointer).
         if self.magic.order == ByteOrder::Big {
@@ -168,8 +178,7 @@ impl PcapState {
     /// The record's time in nanoseconds since the epoch.
     #[inline]
     pub fn ts_ns(&self, sec: u32, frac: u32) -> i64 {
-        let frac_ns = if self.magic.nanos { frac as i64 } else { frac as i64 * 1_000 };
-        sec as i64 * 1_000_000_000 + frac_ns
+        sec as i64 * 1_000_000_000 + frac as i64 * self.frac_ns
     }
 }
 
@@ -178,6 +187,29 @@ pub struct Record<'a> {
     pub ts_ns: i64,
     pub origlen: u32,
     pub data: &'a [u8],
+}
+
+/// Where the next record stands when its header and data are already buffered whole:
+/// its time, original length and total bytes (header included). `None` for anything
+/// else (the buffer's end, a bad length, the file's end): `read_record` decides those.
+#[derive(Debug, Clone, Copy)]
+pub struct WholeRecord {
+    pub ts_ns: i64,
+    pub origlen: u32,
+    pub total: usize,
+}
+
+/// [`WholeRecord`] of the bytes `b` buffered at a record's start. Only reads `b`, so a
+/// caller can decide before it borrows the source to take the record.
+#[inline(always)]
+pub fn whole_record(st: &PcapState, b: &[u8]) -> Option<WholeRecord> {
+    let hlen = st.record_header_len;
+    if b.len() < hlen {
+        return None;
+    }
+    let [sec, frac, incl, orig] = st.header(b);
+    let total = hlen + incl as usize;
+    (incl <= st.max_caplen && b.len() >= total).then(|| WholeRecord { ts_ns: st.ts_ns(sec, frac), origlen: orig, total })
 }
 
 /// Reads the next record; `Ok(None)` at a clean end of file. Inlined: returned through
@@ -191,19 +223,10 @@ pub fn read_buffered_record<'a>(
     st: &PcapState,
     src: &'a mut ByteSource,
 ) -> Result<Option<Record<'a>>, IngestError> {
-    let hlen = st.record_header_len;
-    let whole = |b: &[u8]| {
-        if b.len() < hlen {
-            return None;
-        }
-        let [sec, frac, incl, orig] = st.header(b);
-        let total = hlen + incl as usize;
-        (incl <= st.max_caplen && b.len() >= total).then(|| (st.ts_ns(sec, frac), orig, total))
-    };
-    match whole(src.buffered()) {
-        Some((ts_ns, origlen, total)) => {
-            let rec = src.take(total);
-            Ok(Some(Record { ts_ns, origlen, data: rec.get(hlen..).unwrap_or_default() }))
+    match whole_record(st, src.buffered()) {
+        Some(r) => {
+            let rec = src.take(r.total);
+            Ok(Some(Record { ts_ns: r.ts_ns, origlen: r.origlen, data: rec.get(st.record_header_len..).unwrap_or_default() }))
         }
         None => read_record(st, src),
     }

@@ -495,7 +495,7 @@ impl Shared {
                 }
                 Err((layer, reason)) => {
                     r.other.frames += 1;
-                    r.other.count_stop(&frame, layer, reason);
+                    r.other.count_stop(frame.number, layer, reason);
                 }
             }
         }

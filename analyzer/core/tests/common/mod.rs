@@ -5,7 +5,7 @@
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use tcpdiag_core::ingest::{CaptureReader, FrameOptions, IngestError};
+use tcpdiag_core::ingest::{CaptureReader, Frame, FrameOptions, IngestError};
 
 /// A frame copied out of the reader's buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,9 +29,18 @@ pub fn read_all(bytes: &[u8]) -> (Vec<Owned>, Option<IngestError>) {
 }
 
 pub fn drain(r: &mut CaptureReader) -> (Vec<Owned>, Option<IngestError>) {
+    drain_with(r, CaptureReader::next_frame)
+}
+
+/// [`drain`] reading each frame with `next`: `next_frame`, or the scan loop's
+/// `next_frame_inline`.
+pub fn drain_with(
+    r: &mut CaptureReader,
+    next: for<'a> fn(&'a mut CaptureReader) -> Result<Option<Frame<'a>>, IngestError>,
+) -> (Vec<Owned>, Option<IngestError>) {
     let mut frames = Vec::new();
     loop {
-        match r.next_frame() {
+        match next(r) {
             Ok(Some(f)) => {
                 assert_eq!(f.caplen as usize, f.data.len());
                 frames.push(Owned {
@@ -47,7 +56,7 @@ pub fn drain(r: &mut CaptureReader) -> (Vec<Owned>, Option<IngestError>) {
             Ok(None) => return (frames, None),
             Err(e) => {
                 // After an error the reader is finished.
-                assert!(matches!(r.next_frame(), Ok(None)));
+                assert!(matches!(next(r), Ok(None)));
                 return (frames, Some(e));
             }
         }

@@ -90,6 +90,21 @@ fn sack_blocks_up_to_four_are_kept() {
 }
 
 #[test]
+fn timestamps_first_then_sack_both_kept() {
+    let mut b = vec![1, 1, 8, 10, 0, 0, 0, 7, 0, 0, 0, 5, 1, 1, 5, 10];
+    b.extend(100u32.to_be_bytes());
+    b.extend(150u32.to_be_bytes());
+    let o = opts(&b);
+    assert_eq!((o.timestamps, o.sack_blocks(), o.malformed), (Some((7, 5)), &[(100, 150)][..], false));
+}
+
+#[test]
+fn timestamps_first_cut_short_is_malformed() {
+    let o = opts(&[1, 1, 8, 10, 0, 0, 0, 7]);
+    assert_eq!((o.timestamps, o.malformed), (None, true));
+}
+
+#[test]
 fn sack_without_blocks_is_malformed() {
     let o = opts(&[1, 1, 5, 2]);
     assert_eq!((o.sack_count, o.malformed), (0, true));
