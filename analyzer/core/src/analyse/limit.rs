@@ -497,16 +497,6 @@ impl LimitTracker {
         p.last_to = to;
     }
 
-    /// The sender sent a write's short tail, nothing behind it, within `DRY_RTTS`.
-    #[inline(always)]
-    fn dry_now(s: &Sender, ts: i64, ran_dry_ns: Option<i64>) -> bool {
-        match (ran_dry_ns, s.rtt.srtt_ns) {
-            (Some(t), Some(r)) => ts - t <= DRY_RTTS * r,
-            (dried, None) => dried.is_some(),
-            (None, _) => false,
-        }
-    }
-
     /// [`Self::decide`] out of line, for the rare second decision (the settled state).
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
@@ -526,11 +516,8 @@ impl LimitTracker {
         if rwnd == Some(0) {
             return LimitState::ZeroWindow;
         }
-        // A sender that just sent all it had waits on its application, in recovery too:
-        // RFC 6675 sends new data whenever the pipe is under cwnd, so a short write's tail
-        // sent in recovery was all there was (`dry_now`).
         if s.in_recovery() {
-            return if Self::dry_now(s, ts, ran_dry_ns) { LimitState::App } else { LimitState::Recovery };
+            return LimitState::Recovery;
         }
         // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
         // segment left means the receiver's window stops the sender. Exactly one left is
@@ -551,7 +538,12 @@ impl LimitTracker {
         // A sender that just sent all it had waits on its application, whatever cwnd is:
         // with data queued behind a full cwnd its segments would be full-sized. (Worked
         // out here, where it is read: most packets are decided before.)
-        if Self::dry_now(s, ts, ran_dry_ns) {
+        let dry = match (ran_dry_ns, s.rtt.srtt_ns) {
+            (Some(t), Some(r)) => ts - t <= DRY_RTTS * r,
+            (dried, None) => dried.is_some(),
+            (None, _) => false,
+        };
+        if dry {
             return LimitState::App;
         }
         if let Some(srtt) = s.rtt.srtt_ns {

@@ -365,30 +365,3 @@ fn a_plateau_grown_out_of_then_cut_by_a_loss_and_back_at_its_level_stays_the_sen
     let share = sndbuf_share_of_rounds(&windows);
     assert!(share > 0.6, "{share}");
 }
-
-/// Ten segments out, the second lost: three duplicate ACKs SACKing the rest start a
-/// recovery that resends it; then the sender sends `len` bytes of new data.
-fn new_data_in_recovery(len: u32) -> LimitState {
-    let mut t = Trace::new();
-    t.handshake(40_000, 100, Some(7));
-    for k in 0..10u32 {
-        t.seg(41_000 + k as i64 * 10, A).data(1 + k * MSS, MSS).send();
-    }
-    for k in 2..5u32 {
-        t.seg(81_000 + k as i64 * 10, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + (k + 1) * MSS)]).send();
-    }
-    assert_eq!(t.seg(81_100, A).data(1 + MSS, MSS).send().limit, LimitState::Recovery);
-    t.seg(81_200, A).data(1 + 10 * MSS, len).send().limit
-}
-
-#[test]
-fn a_writes_short_tail_sent_in_recovery_was_all_the_application_had() {
-    // RFC 6675 sends new data whenever the pipe is under cwnd: a sender with more queued
-    // would have sent a full segment.
-    assert_eq!(new_data_in_recovery(500), LimitState::App);
-}
-
-#[test]
-fn a_full_segment_sent_in_recovery_is_still_recovery() {
-    assert_eq!(new_data_in_recovery(MSS), LimitState::Recovery);
-}
