@@ -244,7 +244,7 @@ pub static ENTRIES: [Entry; 43] = [
         group: "sequence",
         severity: Severity::Note,
         scope: Scope::Flow,
-        message: "Application limited {share} of the time: the sender had nothing more to send while both windows had room for more than the {flight} it kept in flight; {pauses} pauses with all it sent acknowledged",
+        message: "Application limited {share} of the time: the sender had nothing more to send while both windows had room for more than the {flight} it kept in flight; pauses with all it sent acknowledged: {pauses}",
         remedy: "The sending application does not keep the socket full: write larger chunks, pipeline requests, or check what it waits on",
     },
     Entry {
