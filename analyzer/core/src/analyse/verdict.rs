@@ -248,7 +248,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     });
     let start = s.first_data_ns.unwrap_or(fs.first_ts);
     let end = s.last_ack_ns.max(s.last_send_ns);
-    let secs = (end - start).max(1) as f64 / 1e9;
+    let transfer = (end - start).max(1);
+    let secs = transfer as f64 / 1e9;
     let goodput = s.data_bytes as f64 * 8.0 / secs;
     let chosen = path_rtt(fs, dd, vantage);
     let path = chosen.map(|(p, _)| p);
@@ -352,7 +353,6 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             && rwnd == u16::MAX as u64;
         // A static SO_RCVBUF: the window reached its maximum early (the kernel's first
         // ramp) and never grew again while the sender kept it full.
-        let transfer = (end - start).max(1);
         let fixed = fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
         // Both SYNs carry the option here, yet the sender stopped at the field unscaled.
         let stripped = matches!(fs.scaling[1 - dd], Some(Scaling::Stripped(_)));
@@ -508,7 +508,6 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             ],
         ));
     }
-    let transfer = (end - start).max(1);
     let pauses = lim.pauses;
     let app_paced = pauses.count >= APP_PAUSES
         && idle as f64 >= APP_IDLE_SHARE * transfer as f64
