@@ -48,7 +48,6 @@ pub(crate) fn payload(proto: u8, ip: &IpFacts, span: Span<'_>, depth: u8, out: &
         return tcp::tcp(ip, span, depth, out);
     }
     match proto {
-        PROTO_TCP => tcp::tcp(ip, span, depth, out),
         PROTO_IPV4 | PROTO_IPV6 | PROTO_GRE | PROTO_UDP => tunnel::by_protocol(proto, span, depth, out),
         PROTO_ICMP | PROTO_ICMPV6 => icmp_error(proto, span, depth, out),
         _ => Err(Stop::not_tcp(Layer::Transport)),
