@@ -47,6 +47,11 @@ def word(x: float) -> str:
     return WORDS[int(x)]
 
 
+def twice(x: float) -> str:
+    assert x == 2, "the prose says twice"
+    return "twice"
+
+
 def half(x: float) -> str:
     assert x == 0.5, "the prose says half"
     return "half"
@@ -94,6 +99,9 @@ PHRASES = [
      [("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
     ("verdicts.md", "paused at least {0} times, idle at least {1} % of the transfer and never more than {2} of it",
      [("APP_PAUSES", word), ("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
+    # findings.md is generated from catalogue/findings.toml, whose doc text states them too.
+    ("findings.md", "nothing outstanding for {0} ms or more, no request from the peer) at least {1}, idle at least {2} % of the transfer and never more than {3} of it without a pause",
+     [("MIN_PAUSE_NS", ms), ("APP_PAUSES", twice), ("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
 ]
 
 
