@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ANALYSE = ROOT / "analyzer" / "core" / "src" / "analyse"
-WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 8: "eight"}
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 8: "eight", 10: "ten"}
 
 
 def constants() -> dict[str, float]:
@@ -93,6 +93,10 @@ PHRASES = [
     ("engine.md", "≥ {0} % paced, ≤ {1} % ACK-clocked", [("PACED_SHARE", pct), ("CLOCKED_SHARE", pct)]),
     ("engine.md", "A floor under {0} ms puts its end beside the capture point", [("TURNAROUND_NS", ms)]),
     ("engine.md", "a floor {0} times the other", [("DOMINANCE", word)]),
+    ("engine.md", "segments less than {0} µs apart with no ACK between", [("PACING_UNIT_NS", us)]),
+    ("engine.md", "the median of the last {0} pairs of units", [("PACING_PAIRS", word)]),
+    ("engine.md", "the highest delivery rate of the last {0} round trips", [("BW_FILTER_ROUNDS", word)]),
+    ("engine.md", "A sender that never showed {0} such pairs keeps no clock", [("PACING_PAIRS", word)]),
     ("engine.md", "the sender paused at least {0} times — nothing outstanding for {1} ms or more",
      [("APP_PAUSES", word), ("MIN_PAUSE_NS", ms)]),
     ("engine.md", "idle at least {0} % of the transfer and never more than {1} of it without a pause",

@@ -177,6 +177,8 @@ impl FlowState {
         }
         if seg.flags & flags::ACK != 0 && self.senders[r].at_sender() {
             self.cc[r].ack_arrived(ts);
+            let sender = &self.senders[r];
+            self.limits[r].pacing.ack_arrived(ts, || sender.delivered(), sender.rtt.srtt_ns);
         }
         let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
         let recoveries_before = self.senders[d].recoveries.len();
@@ -268,6 +270,9 @@ impl FlowState {
                 // Same idea as Wireshark tcp.analysis.window_full: this segment used the
                 // last of the receiver's window.
                 notes.window_full = w > 0 && notes.unacked >= w;
+            }
+            if view_at_sender {
+                self.limits[dd].pacing.sent(ts, seg.payload_len, self.senders[dd].rtt.srtt_ns);
             }
             if notes.retrans == super::notes::RetransKind::None {
                 self.cwnd[dd].on_send(notes.in_flight);

@@ -4,6 +4,7 @@
 
 use super::cwnd::CwndEstimator;
 use super::notes::{LimitState, RetransKind};
+use super::pacing::PacingClock;
 use super::sender::{Sender, View};
 use super::window::ESTIMATE_SLACK_SEGMENTS;
 
@@ -130,6 +131,10 @@ pub struct LimitTracker {
     tail_last: bool,
     tail_before: bool,
     data_ns: i64,
+    /// The sender's pacing clock (at the sender only), and the rwnd-state time it had not
+    /// yet run out: busy time in Linux's chronos, which test the clock first.
+    pub pacing: PacingClock,
+    pub rwnd_paced_ns: i64,
 }
 
 /// The transfer's pauses after a write's tail that the sender ended on its own — how
@@ -240,7 +245,7 @@ impl LimitTracker {
                 self.state_ns[self.state as usize] += dt;
                 self.since_data[self.state as usize] += dt;
                 if self.integrates_window {
-                    self.charge_window(dt);
+                    self.charge_window(dt, ts);
                 }
             } else if ts > prev {
                 self.charge_split(ts - prev);
@@ -250,9 +255,10 @@ impl LimitTracker {
     }
 
     /// The window integrals of a one-state gap (out of line: most gaps have neither).
-    fn charge_window(&mut self, dt: i64) {
+    fn charge_window(&mut self, dt: i64, ts: i64) {
         if self.state == LimitState::Rwnd {
             self.rwnd_limited.add(dt, self.rwnd_now, self.rwnd_peak);
+            self.rwnd_paced_ns += (self.pacing.release_ns.min(ts) - (ts - dt)).max(0);
         }
         if self.rwnd_held && self.state.busy() {
             self.held_down.add(dt, self.rwnd_now, self.rwnd_peak);
@@ -670,6 +676,14 @@ impl LimitTracker {
         if self.grown_out_ns > 0 && !self.flat_proven {
             move_time(&mut state_ns, LimitState::Sndbuf, LimitState::Cwnd, self.grown_out_ns);
         }
+        state_ns
+    }
+
+    /// Time per state as Linux's chronos count it: time the window was full before the
+    /// sender's pacing clock ran out was busy, here the congestion controller's (pacing.rs).
+    pub fn chrono_state_ns(&self) -> [i64; LimitState::ALL.len()] {
+        let mut state_ns = self.final_state_ns();
+        move_time(&mut state_ns, LimitState::Rwnd, LimitState::Cwnd, self.rwnd_paced_ns);
         state_ns
     }
 

@@ -12,6 +12,7 @@ pub mod dsack;
 pub mod flow_state;
 pub mod limit;
 pub mod notes;
+pub mod pacing;
 pub mod ring;
 pub mod rtt;
 pub mod scoreboard;

@@ -998,7 +998,7 @@ impl Sender {
     }
 
     /// Bytes acknowledged or SACKed so far (the delivery rate's C.delivered).
-    fn delivered(&self) -> u64 {
+    pub fn delivered(&self) -> u64 {
         self.acked_total + self.scoreboard.sacked_bytes() as u64
     }
 

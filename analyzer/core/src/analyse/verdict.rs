@@ -28,7 +28,13 @@ pub struct FlowVerdict {
     pub data_dir: usize,
     pub vantage: Vantage,
     pub busy_ns: i64,
+    /// Time per state as Linux's chronos count it (limit.rs `chrono_state_ns`): the time
+    /// the window was full while the sender's pacing clock still ran is busy there, here
+    /// the congestion controller's, and `rwnd_paced_ns` says how much that was. The window
+    /// findings count it as the window's: the pacing rate follows the delivery rate the
+    /// window allows.
     pub state_ns: [i64; LimitState::ALL.len()],
+    pub rwnd_paced_ns: i64,
     pub min_rtt_ns: Option<i64>,
     pub srtt_ns: Option<i64>,
     pub mean_rtt_ns: Option<i64>,
@@ -94,6 +100,10 @@ impl FlowVerdict {
             let parts: Vec<String> = states.iter().map(|(st, x)| format!("{} {}", st.words(), units::percent(*x))).collect();
             format!("{} of {} busy", parts.join(", "), units::seconds(self.busy_ns as f64 / 1e9))
         };
+        let paced = self.rwnd_paced_ns as f64 / self.busy_ns.max(1) as f64;
+        if paced >= SHOWN_SHARE {
+            line += &format!("; the window full a further {} while the sender's pacing clock ran", units::percent(paced));
+        }
         let idle = self.state_ns[LimitState::Idle as usize];
         if idle as f64 >= SHOWN_SHARE * (self.busy_ns + idle) as f64 {
             line += &format!("; idle (nothing outstanding) {}", units::seconds(idle as f64 / 1e9));
@@ -239,7 +249,9 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let dd = fs.data_dir();
     let s = &fs.senders[dd];
     let lim = &fs.limits[dd];
+    // The window's time includes the window-full time a pacing clock ran (above).
     let state_ns = lim.final_state_ns();
+    let chrono_ns = lim.chrono_state_ns();
     let busy = lim.busy_ns().max(1);
     let share = |st: LimitState| state_ns[st as usize] as f64 / busy as f64;
     let vantage = opts.vantage.unwrap_or_else(|| match fs.handshake.vantage(dd) {
@@ -263,7 +275,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         data_dir: dd,
         vantage,
         busy_ns: lim.busy_ns(),
-        state_ns,
+        state_ns: chrono_ns,
+        rwnd_paced_ns: state_ns[LimitState::Rwnd as usize] - chrono_ns[LimitState::Rwnd as usize],
         min_rtt_ns: path.map(|p| ns(p.min_rtt_ms)),
         srtt_ns: chosen.and_then(|(_, e)| e?.srtt_ns),
         mean_rtt_ns: path.map(|p| ns(p.rtt_ms)),

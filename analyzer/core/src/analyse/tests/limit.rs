@@ -365,3 +365,53 @@ fn a_plateau_grown_out_of_then_cut_by_a_loss_and_back_at_its_level_stays_the_sen
     let share = sndbuf_share_of_rounds(&windows);
     assert!(share > 0.6, "{share}");
 }
+
+/// A at the sender under B's window of 10 segments on a 40 ms path: its first 10 segments
+/// `paced` (one every 2 ms on its own clock, as BBR's startup paces them) or in one burst;
+/// then 40 rounds in which each of B's five ACKs a round (8 ms apart) takes two segments
+/// and A sends two more at once, filling the window again.
+fn held_by_a_full_window(paced: bool) -> crate::analyse::verdict::FlowVerdict {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(0));
+    t.seg(40_200, B).rel_ack(1).win(10 * MSS as u16).send();
+    let start = 41_000;
+    for k in 0..10u32 {
+        let at = start + if paced { 2_000 } else { 10 } * k as i64;
+        t.seg(at, A).data(1 + k * MSS, MSS).send();
+    }
+    let mut next = 10u32;
+    for r in 0..40 {
+        for i in 0..5 {
+            let at = start + 40_000 * (r + 1) + 8_000 * i;
+            t.seg(at, B).rel_ack(1 + (next - 8) * MSS).win(10 * MSS as u16).send();
+            for j in 0..2 {
+                t.seg(at + 20 + j, A).data(1 + next * MSS, MSS).send();
+                next += 1;
+            }
+        }
+    }
+    t.verdict()
+}
+
+#[test]
+fn a_full_window_counts_as_linux_counts_it_only_once_a_pacing_clock_ran_out() {
+    // Paced at 1,448 B per 2 ms, each ACK's two segments hold the clock 4 ms, less the
+    // half Linux forgives a send that came late: 2 ms of every 8 the window was full, the
+    // sender busy in Linux's chronos (rwnd_limited about 75%).
+    let v = held_by_a_full_window(true);
+    let rwnd = v.share(LimitState::Rwnd);
+    assert!((0.70..0.80).contains(&rwnd), "rwnd share {rwnd}");
+    let paced = v.rwnd_paced_ns as f64 / v.busy_ns as f64;
+    assert!((0.20..0.30).contains(&paced), "paced {paced}");
+    // The window findings count the whole window-full time: the window set the pace.
+    assert!(matches!(v.findings[0].id, FindingId::RwndLimited | FindingId::RwndStatic), "{:?}", v.findings);
+    assert!(v.findings[0].share > 0.95, "{:?}", v.findings[0]);
+    assert!(v.time_line().contains("pacing clock"), "{}", v.time_line());
+}
+
+#[test]
+fn a_sender_that_bursts_on_each_ack_keeps_no_clock() {
+    let v = held_by_a_full_window(false);
+    assert!(v.share(LimitState::Rwnd) > 0.95, "{}", v.time_line());
+    assert_eq!(v.rwnd_paced_ns, 0);
+}

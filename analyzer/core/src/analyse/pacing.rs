@@ -1,0 +1,219 @@
+//! A pacing sender's release clock, kept as Linux keeps it (tcp_wstamp_ns): each segment
+//! sent moves the earliest departure of the next by its length over the pacing rate, less
+//! up to half of that when the socket had waited past its release time
+//! (tcp_update_skb_after_send's credit). Linux tests that clock before the receiver's
+//! window (tcp_write_xmit: tcp_pacing_check, then tcp_snd_wnd_test), so a full window
+//! counts in its rwnd_limited chrono only once the clock has run out; until then the
+//! sender is busy.
+//!
+//! The rate is read from the sends. Segments sent close together left as one unit (BBR
+//! hands the device units of about a millisecond of data at its pacing rate, two segments
+//! at least: tcp_bbr.c bbr_tso_segs_goal; the capture shows them split). Two units with no
+//! ACK between them left on the clock, the gap between them being the first's length over
+//! the rate, less the credit it took if an ACK had sent it. A sender that does not pace
+//! (CUBIC or Reno without the fq qdisc) sends bursts on ACKs, so it shows no such pairs and
+//! keeps no clock. A pacing sender's rate is at least what the path delivered to it lately
+//! (BBR paces at its bandwidth estimate, the highest delivery rate of the last ten round
+//! trips, times a gain of 1 most of the time): the rate of its pairs, sampled in startup,
+//! is often long stale once the window holds it. Only at the sender are departures its own.
+
+/// Segments this close together, with no ACK between them, left as one unit.
+const PACING_UNIT_NS: i64 = 200_000;
+/// Pairs the rate is the median of: one odd gap (the application late with a write) does
+/// not move it. A sender keeps a clock only once it showed this many.
+const PACING_PAIRS: usize = 5;
+/// Round trips BBR's bandwidth filter spans (tcp_bbr.c bbr_bw_rtts).
+const BW_FILTER_ROUNDS: usize = 10;
+
+#[derive(Debug, Clone, Default)]
+pub struct PacingClock {
+    last_send_ns: Option<i64>,
+    acked_since_send: bool,
+    /// The unit under way: when it left, its bytes, the release time it left against and
+    /// whether that was known (set with a rate known; else no credit is taken).
+    unit_ns: i64,
+    unit_len: u64,
+    unit_release_before: i64,
+    release_known: bool,
+    /// Whether `release_ns` was set with a rate known.
+    release_rated: bool,
+    ns_per_byte: [f64; PACING_PAIRS],
+    samples: usize,
+    /// The pacing interval per byte now ([`Self::rate_now`]), kept as its inputs change.
+    interval_per_byte: f64,
+    /// Delivery rate per round trip (bytes/ns) over the last BW_FILTER_ROUNDS, and the round
+    /// under way: when it began and what had been delivered then.
+    round_rates: [f64; BW_FILTER_ROUNDS],
+    rounds: usize,
+    round_from: Option<(i64, u64)>,
+    /// When the clock releases the next unit.
+    pub release_ns: i64,
+}
+
+impl PacingClock {
+    /// An ACK reached the sender at `ts`, `delivered()` bytes acknowledged or SACKed so
+    /// far: a send after it may be the ACK's, not the clock's.
+    #[inline]
+    pub fn ack_arrived(&mut self, ts: i64, delivered: impl FnOnce() -> u64, srtt: Option<i64>) {
+        self.acked_since_send = true;
+        let Some(r) = srtt else { return };
+        match self.round_from {
+            Some((t0, _)) if ts - t0 < r => {}
+            from => self.close_round(ts, delivered(), from),
+        }
+    }
+
+    /// A round trip since `from` ended at `ts` (or the first began): its delivery rate
+    /// joins the filter.
+    #[inline(never)]
+    fn close_round(&mut self, ts: i64, delivered: u64, from: Option<(i64, u64)>) {
+        if let Some((t0, d0)) = from {
+            self.round_rates[self.rounds % BW_FILTER_ROUNDS] = delivered.saturating_sub(d0) as f64 / (ts - t0) as f64;
+            self.rounds += 1;
+            self.interval_per_byte = self.rate_now();
+        }
+        self.round_from = Some((ts, delivered));
+    }
+
+    /// A segment of `len` payload bytes left at `ts`; `srtt`: the sender's smoothed round
+    /// trip then. A gap of more than half of it is no pacing interval but a timer's (a tail
+    /// loss probe, a retransmission timeout) or the application's.
+    #[inline]
+    pub fn sent(&mut self, ts: i64, len: u32, srtt: Option<i64>) {
+        let on_clock = !self.acked_since_send && self.last_send_ns.is_some();
+        if on_clock && self.last_send_ns.is_some_and(|t| ts - t <= PACING_UNIT_NS) {
+            self.unit_len += len as u64;
+        } else {
+            if on_clock && srtt.is_some_and(|r| 2 * (ts - self.unit_ns) <= r) {
+                self.sample(ts);
+            }
+            self.release_known = self.release_rated;
+            (self.unit_ns, self.unit_len, self.unit_release_before) = (ts, len as u64, self.release_ns);
+        }
+        self.release_ns = if self.interval_per_byte > 0.0 {
+            // Linux sends no unit before its release time: one that left earlier shows the
+            // clock was slower than the sender's, and is where its clock stood.
+            let len_ns = self.interval_per_byte * self.unit_len as f64;
+            self.unit_ns + (len_ns - self.credit().min(len_ns / 2.0)) as i64
+        } else {
+            self.unit_ns
+        };
+        self.release_rated = self.samples >= PACING_PAIRS;
+        self.last_send_ns = Some(ts);
+        self.acked_since_send = false;
+    }
+
+    /// The unit under way and one leaving at `ts` left on the clock: the gap between them
+    /// is L − min(L/2, credit), for the first's L = its length ÷ rate.
+    #[inline(never)]
+    fn sample(&mut self, ts: i64) {
+        let gap = (ts - self.unit_ns).max(0) as f64;
+        let credit = self.credit();
+        let interval = if credit < gap { gap + credit } else { 2.0 * gap };
+        self.ns_per_byte[self.samples % PACING_PAIRS] = interval / self.unit_len.max(1) as f64;
+        self.samples += 1;
+        self.interval_per_byte = self.rate_now();
+    }
+
+    /// How long past its release time the unit under way left (Linux forgives up to half
+    /// an interval of it).
+    fn credit(&self) -> f64 {
+        if self.release_known { (self.unit_ns - self.unit_release_before).max(0) as f64 } else { 0.0 }
+    }
+
+    /// The pacing interval per byte: the median of the last pairs, or the highest recent
+    /// delivery rate's if faster; 0 (no clock) before the sender showed it paces.
+    fn rate_now(&self) -> f64 {
+        if self.samples < PACING_PAIRS {
+            return 0.0;
+        }
+        let mut v = self.ns_per_byte;
+        v.sort_by(f64::total_cmp);
+        let bw = self.round_rates[..self.rounds.min(BW_FILTER_ROUNDS)].iter().fold(0.0f64, |m, &x| m.max(x));
+        if bw > 0.0 { v[PACING_PAIRS / 2].min(1.0 / bw) } else { v[PACING_PAIRS / 2] }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+    const SRTT: Option<i64> = Some(100 * MS);
+
+    /// Segments of 1,000 B sent at these times (ms); `true`: an ACK came just before.
+    fn clock(sends: &[(bool, i64)]) -> PacingClock {
+        let mut c = PacingClock::default();
+        for &(ack, t) in sends {
+            if ack {
+                c.ack_arrived(t * MS, || 0, None);
+            }
+            c.sent(t * MS, 1000, SRTT);
+        }
+        c
+    }
+
+    /// 1,000 B every 2 ms (4 Mbit/s) from 0 to 10 ms: five pairs on the clock.
+    const PACED: [(bool, i64); 6] = [(true, 0), (false, 2), (false, 4), (false, 6), (false, 8), (false, 10)];
+
+    fn after_paced(more: &[(bool, i64)]) -> PacingClock {
+        clock(&[&PACED[..], more].concat())
+    }
+
+    #[test]
+    fn a_sender_on_its_clock_releases_the_next_segment_one_interval_on() {
+        assert_eq!(after_paced(&[(false, 12)]).release_ns, 14 * MS);
+    }
+
+    #[test]
+    fn a_send_long_past_its_release_time_takes_half_an_interval_of_credit() {
+        // Released at 12 ms, an ACK at 30 ms sends one segment at once, the next 1 ms on.
+        assert_eq!(after_paced(&[(true, 30)]).release_ns, 31 * MS);
+        assert_eq!(after_paced(&[(true, 30), (false, 31)]).release_ns, 33 * MS);
+    }
+
+    #[test]
+    fn one_late_write_does_not_move_the_rate() {
+        // 38 ms late, it leaves at once and the next half an interval later.
+        assert_eq!(after_paced(&[(false, 50), (false, 51), (false, 53)]).release_ns, 55 * MS);
+    }
+
+    #[test]
+    fn sends_on_acks_keep_no_clock() {
+        let c = clock(&[(true, 0), (true, 10), (true, 20)]);
+        assert_eq!(c.release_ns, 20 * MS);
+    }
+
+    #[test]
+    fn fewer_pairs_than_the_median_needs_keep_no_clock() {
+        assert_eq!(clock(&PACED[..5]).release_ns, 8 * MS);
+    }
+
+    #[test]
+    fn gaps_longer_than_half_a_round_trip_are_timers_not_pacing() {
+        let c = clock(&[(true, 0), (false, 60), (false, 120), (false, 180), (false, 240), (false, 300), (false, 360)]);
+        assert_eq!(c.release_ns, 360 * MS);
+    }
+
+    #[test]
+    fn segments_sent_close_together_are_one_unit_on_the_clock() {
+        // Pairs of 1,000 B, 50 µs apart, every 4 ms.
+        let mut c = PacingClock::default();
+        for t in 0..6 {
+            c.sent(t * 4 * MS, 1000, SRTT);
+            c.sent(t * 4 * MS + 50_000, 1000, SRTT);
+        }
+        assert_eq!(c.release_ns, 24 * MS);
+    }
+
+    #[test]
+    fn the_clock_runs_at_least_as_fast_as_the_path_lately_delivered() {
+        // Paced at 4 Mbit/s in startup; then 2,000 B a millisecond delivered over a round.
+        let mut c = after_paced(&[]);
+        c.ack_arrived(100 * MS, || 0, SRTT);
+        c.ack_arrived(200 * MS, || 200_000, SRTT);
+        c.sent(200 * MS, 1000, SRTT);
+        // 1,000 B at 16 Mbit/s is 0.5 ms, less its credit (half of it).
+        assert_eq!(c.release_ns, 200 * MS + 250_000);
+    }
+}
