@@ -95,6 +95,8 @@ PHRASES = [
     ("engine.md", "a floor {0} times the other", [("DOMINANCE", word)]),
     ("engine.md", "segments less than {0} µs apart with no ACK between", [("PACING_UNIT_NS", us)]),
     ("engine.md", "the median of the last {0} pairs of units", [("PACING_PAIRS", word)]),
+    ("engine.md", "answered only more than {0} µs later", [("PACING_UNIT_NS", us)]),
+    ("engine.md", "the gaps of the last {0} units allow", [("BOUND_UNITS", word)]),
     ("engine.md", "the highest delivery rate of the last {0} round trips", [("BW_FILTER_ROUNDS", word)]),
     ("engine.md", "A sender that never showed {0} such pairs keeps no clock", [("PACING_PAIRS", word)]),
     ("engine.md", "the sender paused at least {0} times — nothing outstanding for {1} ms or more",

@@ -178,7 +178,8 @@ impl FlowState {
         if seg.flags & flags::ACK != 0 && self.senders[r].at_sender() {
             self.cc[r].ack_arrived(ts);
             let sender = &self.senders[r];
-            self.limits[r].pacing.ack_arrived(ts, || sender.delivered(), sender.rtt.srtt_ns);
+            let full = self.limits[r].state == LimitState::Rwnd;
+            self.limits[r].pacing.ack_arrived(ts, full, || sender.delivered(), sender.rtt.srtt_ns);
         }
         let peer_rwnd = self.rwnd_for[d].unwrap_or(u64::MAX);
         let recoveries_before = self.senders[d].recoveries.len();

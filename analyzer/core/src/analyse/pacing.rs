@@ -22,6 +22,11 @@ const PACING_UNIT_NS: i64 = 200_000;
 /// Pairs the rate is the median of: one odd gap (the application late with a write) does
 /// not move it. A sender keeps a clock only once it showed this many.
 const PACING_PAIRS: usize = 5;
+/// Units whose gaps bound the interval from above: every unit leaves at or after its
+/// release, so the gap since the last one (plus the credit that one took) is at least its
+/// interval. The lowest of the last few catches a clock running faster than its pairs
+/// showed (BBR's gain cycles, and its bandwidth estimate moves, between them).
+const BOUND_UNITS: usize = 8;
 /// Round trips BBR's bandwidth filter spans (tcp_bbr.c bbr_bw_rtts).
 const BW_FILTER_ROUNDS: usize = 10;
 
@@ -29,6 +34,10 @@ const BW_FILTER_ROUNDS: usize = 10;
 pub struct PacingClock {
     last_send_ns: Option<i64>,
     acked_since_send: bool,
+    /// When the last ACK came, and whether the receiver's window was full then (data
+    /// queued behind it: a sender that does not pace answers such an ACK at once).
+    last_ack_ns: i64,
+    ack_at_full_window: bool,
     /// The unit under way: when it left, its bytes, the release time it left against and
     /// whether that was known (set with a rate known; else no credit is taken).
     unit_ns: i64,
@@ -39,7 +48,12 @@ pub struct PacingClock {
     release_rated: bool,
     ns_per_byte: [f64; PACING_PAIRS],
     samples: usize,
-    /// The pacing interval per byte now ([`Self::rate_now`]), kept as its inputs change.
+    /// The pacing interval per byte from the pairs and the delivery rate ([`Self::rate_now`]),
+    /// kept as its inputs change; the upper bounds the last units set on it; and the
+    /// interval in force, the lower of the two.
+    paced_per_byte: f64,
+    bounds: [f64; BOUND_UNITS],
+    bounded: usize,
     interval_per_byte: f64,
     /// Delivery rate per round trip (bytes/ns) over the last BW_FILTER_ROUNDS, and the round
     /// under way: when it began and what had been delivered then.
@@ -52,10 +66,12 @@ pub struct PacingClock {
 
 impl PacingClock {
     /// An ACK reached the sender at `ts`, `delivered()` bytes acknowledged or SACKed so
-    /// far: a send after it may be the ACK's, not the clock's.
+    /// far, `window_full`: the receiver's window held it then. A send after it may be the
+    /// ACK's, not the clock's.
     #[inline]
-    pub fn ack_arrived(&mut self, ts: i64, delivered: impl FnOnce() -> u64, srtt: Option<i64>) {
+    pub fn ack_arrived(&mut self, ts: i64, window_full: bool, delivered: impl FnOnce() -> u64, srtt: Option<i64>) {
         self.acked_since_send = true;
+        (self.last_ack_ns, self.ack_at_full_window) = (ts, window_full);
         let Some(r) = srtt else { return };
         match self.round_from {
             Some((t0, _)) if ts - t0 < r => {}
@@ -70,7 +86,7 @@ impl PacingClock {
         if let Some((t0, d0)) = from {
             self.round_rates[self.rounds % BW_FILTER_ROUNDS] = delivered.saturating_sub(d0) as f64 / (ts - t0) as f64;
             self.rounds += 1;
-            self.interval_per_byte = self.rate_now();
+            self.paced_per_byte = self.rate_now();
         }
         self.round_from = Some((ts, delivered));
     }
@@ -81,11 +97,15 @@ impl PacingClock {
     #[inline]
     pub fn sent(&mut self, ts: i64, len: u32, srtt: Option<i64>) {
         let on_clock = !self.acked_since_send && self.last_send_ns.is_some();
+        // An ACK that opened a full window, answered only a unit's spacing later: the
+        // clock, not the ACK, sent what was queued.
+        let released = self.acked_since_send && self.ack_at_full_window && ts - self.last_ack_ns > PACING_UNIT_NS;
         if on_clock && self.last_send_ns.is_some_and(|t| ts - t <= PACING_UNIT_NS) {
             self.unit_len += len as u64;
         } else {
-            if on_clock && srtt.is_some_and(|r| 2 * (ts - self.unit_ns) <= r) {
-                self.sample(ts);
+            let sampled = (on_clock || released) && self.last_send_ns.is_some() && srtt.is_some_and(|r| 2 * (ts - self.unit_ns) <= r);
+            if sampled || (self.paced_per_byte > 0.0 && self.last_send_ns.is_some()) {
+                self.learn(ts, sampled);
             }
             self.release_known = self.release_rated;
             (self.unit_ns, self.unit_len, self.unit_release_before) = (ts, len as u64, self.release_ns);
@@ -103,16 +123,31 @@ impl PacingClock {
         self.acked_since_send = false;
     }
 
-    /// The unit under way and one leaving at `ts` left on the clock: the gap between them
-    /// is L − min(L/2, credit), for the first's L = its length ÷ rate.
+    /// What the unit under way, followed by one leaving at `ts`, tells of the interval:
+    /// exactly it when `sampled` (on the clock), at least it otherwise (a bound, kept once
+    /// there is a clock to bound).
     #[inline(never)]
-    fn sample(&mut self, ts: i64) {
+    fn learn(&mut self, ts: i64, sampled: bool) {
+        let interval = self.interval_before(ts);
+        if sampled {
+            self.ns_per_byte[self.samples % PACING_PAIRS] = interval;
+            self.samples += 1;
+            self.paced_per_byte = self.rate_now();
+        }
+        self.bounds[self.bounded % BOUND_UNITS] = interval;
+        self.bounded += 1;
+        let bound = self.bounds[..self.bounded.min(BOUND_UNITS)].iter().fold(f64::MAX, |m, &x| m.min(x));
+        self.interval_per_byte = self.paced_per_byte.min(bound);
+    }
+
+    /// The interval per byte of the unit under way, were the next leaving at `ts` on its
+    /// release: the gap between them is L − min(L/2, credit), for the first's L = its
+    /// length ÷ rate. On the clock it is that interval; after an ACK, at least it.
+    fn interval_before(&self, ts: i64) -> f64 {
         let gap = (ts - self.unit_ns).max(0) as f64;
         let credit = self.credit();
         let interval = if credit < gap { gap + credit } else { 2.0 * gap };
-        self.ns_per_byte[self.samples % PACING_PAIRS] = interval / self.unit_len.max(1) as f64;
-        self.samples += 1;
-        self.interval_per_byte = self.rate_now();
+        interval / self.unit_len.max(1) as f64
     }
 
     /// How long past its release time the unit under way left (Linux forgives up to half
@@ -146,7 +181,7 @@ mod tests {
         let mut c = PacingClock::default();
         for &(ack, t) in sends {
             if ack {
-                c.ack_arrived(t * MS, || 0, None);
+                c.ack_arrived(t * MS, false, || 0, None);
             }
             c.sent(t * MS, 1000, SRTT);
         }
@@ -210,8 +245,8 @@ mod tests {
     fn the_clock_runs_at_least_as_fast_as_the_path_lately_delivered() {
         // Paced at 4 Mbit/s in startup; then 2,000 B a millisecond delivered over a round.
         let mut c = after_paced(&[]);
-        c.ack_arrived(100 * MS, || 0, SRTT);
-        c.ack_arrived(200 * MS, || 200_000, SRTT);
+        c.ack_arrived(100 * MS, false, || 0, SRTT);
+        c.ack_arrived(200 * MS, false, || 200_000, SRTT);
         c.sent(200 * MS, 1000, SRTT);
         // 1,000 B at 16 Mbit/s is 0.5 ms, less its credit (half of it).
         assert_eq!(c.release_ns, 200 * MS + 250_000);

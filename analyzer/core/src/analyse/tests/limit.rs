@@ -369,8 +369,8 @@ fn a_plateau_grown_out_of_then_cut_by_a_loss_and_back_at_its_level_stays_the_sen
 /// A at the sender under B's window of 10 segments on a 40 ms path: its first 10 segments
 /// `paced` (one every 2 ms on its own clock, as BBR's startup paces them) or in one burst;
 /// then 40 rounds in which each of B's five ACKs a round (8 ms apart) takes two segments
-/// and A sends two more at once, filling the window again.
-fn held_by_a_full_window(paced: bool) -> crate::analyse::verdict::FlowVerdict {
+/// and A sends two more `reply_us` later, filling the window again.
+fn held_by_a_full_window(paced: bool, reply_us: i64) -> crate::analyse::verdict::FlowVerdict {
     let mut t = Trace::new();
     t.handshake(40_000, 100, Some(0));
     t.seg(40_200, B).rel_ack(1).win(10 * MSS as u16).send();
@@ -385,7 +385,7 @@ fn held_by_a_full_window(paced: bool) -> crate::analyse::verdict::FlowVerdict {
             let at = start + 40_000 * (r + 1) + 8_000 * i;
             t.seg(at, B).rel_ack(1 + (next - 8) * MSS).win(10 * MSS as u16).send();
             for j in 0..2 {
-                t.seg(at + 20 + j, A).data(1 + next * MSS, MSS).send();
+                t.seg(at + reply_us + j, A).data(1 + next * MSS, MSS).send();
                 next += 1;
             }
         }
@@ -398,7 +398,7 @@ fn a_full_window_counts_as_linux_counts_it_only_once_a_pacing_clock_ran_out() {
     // Paced at 1,448 B per 2 ms, each ACK's two segments hold the clock 4 ms, less the
     // half Linux forgives a send that came late: 2 ms of every 8 the window was full, the
     // sender busy in Linux's chronos (rwnd_limited about 75%).
-    let v = held_by_a_full_window(true);
+    let v = held_by_a_full_window(true, 20);
     let rwnd = v.share(LimitState::Rwnd);
     assert!((0.70..0.80).contains(&rwnd), "rwnd share {rwnd}");
     let paced = v.rwnd_paced_ns as f64 / v.busy_ns as f64;
@@ -411,7 +411,18 @@ fn a_full_window_counts_as_linux_counts_it_only_once_a_pacing_clock_ran_out() {
 
 #[test]
 fn a_sender_that_bursts_on_each_ack_keeps_no_clock() {
-    let v = held_by_a_full_window(false);
+    let v = held_by_a_full_window(false, 20);
     assert!(v.share(LimitState::Rwnd) > 0.95, "{}", v.time_line());
     assert_eq!(v.rwnd_paced_ns, 0);
+}
+
+#[test]
+fn a_full_window_answered_a_millisecond_late_was_held_by_a_clock() {
+    // No pacing in its first flight, but every ACK that opens the full window is answered
+    // 1 ms later: its clock, not the ACK, released the data queued behind the window. The
+    // units leave 8 ms apart, so the clock runs 8 ms a unit and each next ACK finds it
+    // still running: busy nearly all the time in Linux's chronos.
+    let v = held_by_a_full_window(false, 1_000);
+    assert!(v.share(LimitState::Rwnd) < 0.2, "{}", v.time_line());
+    assert!(matches!(v.findings[0].id, FindingId::RwndLimited | FindingId::RwndStatic), "{:?}", v.findings);
 }
