@@ -42,6 +42,12 @@ const HELD_WINDOW_FILL: (u64, u64) = (3, 4);
 /// this long: shorter spells are an ACK-clocked sender's turnaround between an ACK that
 /// took all it had sent and the data that ACK released.
 pub(super) const MIN_PAUSE_NS: i64 = 1_000_000;
+/// Linux holds back a unit the receiver's window cannot take whole (tcp_tso_should_defer,
+/// which then counts the sender rwnd-limited), and its units are at least this many
+/// segments (tcp_min_tso_segs). Less room than that is a full window — but not for a
+/// pacing sender (pacing.rs), whose clock, not the window's last segments, spaces its units;
+/// nor for a window whose scale was inferred (a lower bound: its edge is not known).
+const DEFER_SEGMENTS: u64 = 2;
 /// The timestamp clock's tick (Linux's TSval counts milliseconds).
 const TS_TICK_NS: i64 = 1_000_000;
 /// Round trips after a retransmission timeout during which slow start may still hold the
@@ -232,6 +238,8 @@ pub(super) fn above_inferred_window(outstanding: u64, w: u64, mss: u64, inferred
 struct Window {
     bytes: Option<u64>,
     inferred: bool,
+    /// The sender holds back a unit the window cannot take whole ([`DEFER_SEGMENTS`]).
+    defers: bool,
 }
 
 impl LimitTracker {
@@ -418,7 +426,8 @@ impl LimitTracker {
         frame: u64,
     ) -> LimitState {
         let plateau_held = |srtt: i64| self.plateau_held(ts, srtt, s.mss.max(536) as u64);
-        let w = Window { bytes: rwnd, inferred: window_inferred };
+        let defers = !window_inferred && !self.pacing.running();
+        let w = Window { bytes: rwnd, inferred: window_inferred, defers };
         let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns);
         // The settled decision differs only in the flight and window it reads: with the
         // same ones (always at the sender, where the settled view is the view) it is `state`.
@@ -526,15 +535,17 @@ impl LimitTracker {
             return LimitState::Recovery;
         }
         // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
-        // segment left means the receiver's window stops the sender. Exactly one left is
-        // counted too: Linux's tcp_snd_wnd_test would still send a segment there, but
-        // counting it as room took 5–17 points of rwnd time off cut captures of rwnd-limited
-        // sweep runs, for nothing gained elsewhere (why is not understood yet).
+        // segment left means the receiver's window stops the sender. Linux stops with less
+        // than a unit left ([`DEFER_SEGMENTS`]), so for a sender that does not pace, under a
+        // window whose scale is known, less than two segments is full; otherwise exactly
+        // one left is counted too (counting it as room took 5–17 points of rwnd time off cut
+        // captures of rwnd-limited sweep runs).
         //
         // Not a window whose scale was inferred, with more than a segment outstanding above
         // it (`above_inferred_window`).
         if let Some(w) = rwnd {
-            if unacked + mss >= w && !above_inferred_window(unacked, w, mss, window.inferred, s.at_sender()) {
+            let full = if window.defers { unacked + DEFER_SEGMENTS * mss > w } else { unacked + mss >= w };
+            if full && !above_inferred_window(unacked, w, mss, window.inferred, s.at_sender()) {
                 return LimitState::Rwnd;
             }
         }
@@ -717,7 +728,7 @@ mod tests {
         cwnd.value = w - 4 * mss;
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 400_000_000), None)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, defers: false }, ts, &flat_since(ts, ts - 400_000_000), None)
     }
 
     /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
@@ -732,7 +743,7 @@ mod tests {
         cwnd.value = flight;
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 40_000_000), None)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, defers: false }, ts, &flat_since(ts, ts - 40_000_000), None)
     }
 
     #[test]
@@ -837,7 +848,7 @@ mod tests {
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };
-        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false }, ts, &flat_since(ts, ts), None)
+        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false, defers: false }, ts, &flat_since(ts, ts), None)
     }
 
     #[test]

@@ -426,3 +426,31 @@ fn a_full_window_answered_a_millisecond_late_was_held_by_a_clock() {
     assert!(v.share(LimitState::Rwnd) < 0.2, "{}", v.time_line());
     assert!(matches!(v.findings[0].id, FindingId::RwndLimited | FindingId::RwndStatic), "{:?}", v.findings);
 }
+
+/// A at the sender under B's window of 11,128 B (raw, scale 0), sending 524-byte
+/// segments (a 576-byte path MTU): 20 of them leave 648 B of room, more than a segment.
+fn twenty_small_segments_under(window: u16, paced: bool) -> LimitState {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(0));
+    t.seg(40_200, B).rel_ack(1).win(window).send();
+    let mut n = None;
+    for k in 0..20u32 {
+        let at = 41_000 + if paced { 2_000 } else { 1 } * k as i64;
+        n = Some(t.seg(at, A).data(1 + k * 524, 524).send());
+    }
+    n.unwrap().limit
+}
+
+#[test]
+fn less_room_than_two_segments_is_a_full_window_for_a_sender_that_defers() {
+    // Linux holds back a unit (two segments at least) the window cannot take whole.
+    assert_eq!(twenty_small_segments_under(11_128, false), LimitState::Rwnd);
+    // With room for two, the window did not stop it.
+    assert_ne!(twenty_small_segments_under(11_128 + 524, false), LimitState::Rwnd);
+}
+
+#[test]
+fn but_a_pacing_sender_stops_only_short_of_one() {
+    // Its clock (a segment every 2 ms) spaces the units: the window did not stop it.
+    assert_ne!(twenty_small_segments_under(11_128, true), LimitState::Rwnd);
+}
