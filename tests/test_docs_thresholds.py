@@ -93,7 +93,7 @@ PHRASES = [
     ("engine.md", "≥ {0} % paced, ≤ {1} % ACK-clocked", [("PACED_SHARE", pct), ("CLOCKED_SHARE", pct)]),
     ("engine.md", "A floor under {0} ms puts its end beside the capture point", [("TURNAROUND_NS", ms)]),
     ("engine.md", "a floor {0} times the other", [("DOMINANCE", word)]),
-    ("engine.md", "rwnd (less than {0} segments of usable window for a sender that does not pace",
+    ("engine.md", "rwnd (less than {0} segments of usable window under a window whose scale is known",
      [("DEFER_SEGMENTS", word)]),
     ("engine.md", "segments less than {0} µs apart with no ACK between", [("PACING_UNIT_NS", us)]),
     ("engine.md", "the median of the last {0} pairs of units", [("PACING_PAIRS", word)]),

@@ -44,9 +44,9 @@ const HELD_WINDOW_FILL: (u64, u64) = (3, 4);
 pub(super) const MIN_PAUSE_NS: i64 = 1_000_000;
 /// Linux holds back a unit the receiver's window cannot take whole (tcp_tso_should_defer,
 /// which then counts the sender rwnd-limited), and its units are at least this many
-/// segments (tcp_min_tso_segs). Less room than that is a full window — but not for a
-/// pacing sender (pacing.rs), whose clock, not the window's last segments, spaces its units;
-/// nor for a window whose scale was inferred (a lower bound: its edge is not known).
+/// segments (tcp_min_tso_segs; BBR's too above 1.2 Mbit/s). Less room than that is a full
+/// window — not under a window whose scale was inferred (a lower bound: its edge is not
+/// known).
 const DEFER_SEGMENTS: u64 = 2;
 /// The timestamp clock's tick (Linux's TSval counts milliseconds).
 const TS_TICK_NS: i64 = 1_000_000;
@@ -426,8 +426,7 @@ impl LimitTracker {
         frame: u64,
     ) -> LimitState {
         let plateau_held = |srtt: i64| self.plateau_held(ts, srtt, s.mss.max(536) as u64);
-        let defers = !window_inferred && !self.pacing.running();
-        let w = Window { bytes: rwnd, inferred: window_inferred, defers };
+        let w = Window { bytes: rwnd, inferred: window_inferred, defers: !window_inferred };
         let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns);
         // The settled decision differs only in the flight and window it reads: with the
         // same ones (always at the sender, where the settled view is the view) it is `state`.
@@ -536,10 +535,10 @@ impl LimitTracker {
         }
         // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
         // segment left means the receiver's window stops the sender. Linux stops with less
-        // than a unit left ([`DEFER_SEGMENTS`]), so for a sender that does not pace, under a
-        // window whose scale is known, less than two segments is full; otherwise exactly
-        // one left is counted too (counting it as room took 5–17 points of rwnd time off cut
-        // captures of rwnd-limited sweep runs).
+        // than a unit left ([`DEFER_SEGMENTS`]), so under a window whose scale is known less
+        // than two segments is full; under an inferred one exactly one left is counted too
+        // (counting it as room took 5–17 points of rwnd time off cut captures of
+        // rwnd-limited sweep runs).
         //
         // Not a window whose scale was inferred, with more than a segment outstanding above
         // it (`above_inferred_window`).

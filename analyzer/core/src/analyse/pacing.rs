@@ -150,11 +150,6 @@ impl PacingClock {
         interval / self.unit_len.max(1) as f64
     }
 
-    /// Whether the sender showed it paces: its clock runs.
-    pub fn running(&self) -> bool {
-        self.interval_per_byte > 0.0
-    }
-
     /// How long past its release time the unit under way left (Linux forgives up to half
     /// an interval of it).
     fn credit(&self) -> f64 {
