@@ -238,8 +238,6 @@ pub(super) fn above_inferred_window(outstanding: u64, w: u64, mss: u64, inferred
 struct Window {
     bytes: Option<u64>,
     inferred: bool,
-    /// The sender holds back a unit the window cannot take whole ([`DEFER_SEGMENTS`]).
-    defers: bool,
 }
 
 impl LimitTracker {
@@ -426,7 +424,7 @@ impl LimitTracker {
         frame: u64,
     ) -> LimitState {
         let plateau_held = |srtt: i64| self.plateau_held(ts, srtt, s.mss.max(536) as u64);
-        let w = Window { bytes: rwnd, inferred: window_inferred, defers: !window_inferred };
+        let w = Window { bytes: rwnd, inferred: window_inferred };
         let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns);
         // The settled decision differs only in the flight and window it reads: with the
         // same ones (always at the sender, where the settled view is the view) it is `state`.
@@ -543,7 +541,7 @@ impl LimitTracker {
         // Not a window whose scale was inferred, with more than a segment outstanding above
         // it (`above_inferred_window`).
         if let Some(w) = rwnd {
-            let full = if window.defers { unacked + DEFER_SEGMENTS * mss > w } else { unacked + mss >= w };
+            let full = if window.inferred { unacked + mss >= w } else { unacked + DEFER_SEGMENTS * mss > w };
             if full && !above_inferred_window(unacked, w, mss, window.inferred, s.at_sender()) {
                 return LimitState::Rwnd;
             }
@@ -727,7 +725,7 @@ mod tests {
         cwnd.value = w - 4 * mss;
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, defers: false }, ts, &flat_since(ts, ts - 400_000_000), None)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 400_000_000), None)
     }
 
     /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
@@ -742,7 +740,7 @@ mod tests {
         cwnd.value = flight;
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, defers: false }, ts, &flat_since(ts, ts - 40_000_000), None)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 40_000_000), None)
     }
 
     #[test]
@@ -847,7 +845,7 @@ mod tests {
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };
-        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false, defers: false }, ts, &flat_since(ts, ts), None)
+        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false }, ts, &flat_since(ts, ts), None)
     }
 
     #[test]

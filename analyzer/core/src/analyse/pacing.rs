@@ -8,14 +8,16 @@
 //!
 //! The rate is read from the sends. Segments sent close together left as one unit (BBR
 //! hands the device units of about a millisecond of data at its pacing rate, two segments
-//! at least: tcp_bbr.c bbr_tso_segs_goal; the capture shows them split). Two units with no
-//! ACK between them left on the clock, the gap between them being the first's length over
-//! the rate, less the credit it took if an ACK had sent it. A sender that does not pace
-//! (CUBIC or Reno without the fq qdisc) sends bursts on ACKs, so it shows no such pairs and
-//! keeps no clock. A pacing sender's rate is at least what the path delivered to it lately
-//! (BBR paces at its bandwidth estimate, the highest delivery rate of the last ten round
-//! trips, times a gain of 1 most of the time): the rate of its pairs, sampled in startup,
-//! is often long stale once the window holds it. Only at the sender are departures its own.
+//! at least: tcp_bbr.c bbr_tso_segs_goal; the capture shows them split). A unit left on the
+//! clock when no ACK came since the last, or when an ACK that opened a full window was
+//! answered only a unit's spacing later; the gap since the last unit is then that unit's
+//! length over the rate, less the credit it took. A sender that does not pace (CUBIC or
+//! Reno without the fq qdisc) sends bursts on ACKs, so it shows no such pairs and keeps no
+//! clock. A pacing sender's rate is at least what the path delivered to it lately (BBR
+//! paces at its bandwidth estimate, the highest delivery rate of the last ten round trips,
+//! times a gain of 1 most of the time: pairs sampled in startup are often long stale once
+//! the window holds it), and its clock never slower than the gaps of its last units allow.
+//! Only at the sender are departures its own.
 
 /// Segments this close together, with no ACK between them, left as one unit.
 const PACING_UNIT_NS: i64 = 200_000;
