@@ -102,7 +102,10 @@ impl FlowVerdict {
         };
         let paced = self.rwnd_paced_ns as f64 / self.busy_ns.max(1) as f64;
         if paced >= SHOWN_SHARE {
-            line += &format!("; the window full a further {} while the sender's pacing clock ran", units::percent(paced));
+            line += &format!(
+                "; the receive window full a further {} while the sender's pacing clock ran (congestion window time, as Linux counts it)",
+                units::percent(paced)
+            );
         }
         let idle = self.state_ns[LimitState::Idle as usize];
         if idle as f64 >= SHOWN_SHARE * (self.busy_ns + idle) as f64 {
