@@ -44,9 +44,6 @@ pub struct FlowState {
     pub handshake: HandshakeTimes,
     /// ACK→data and data→ACK delays, for the vantage point without a handshake.
     pub delays: super::vantage::DelayStats,
-    /// The last new data of each direction was not a whole number of segments: the
-    /// sender's queue ran dry there (a write ended).
-    write_ended: [bool; 2],
     /// A short segment was cut at the window's edge: the next short one not at the edge
     /// is the rest of it (Linux sends it once the window opens), not the end of a write.
     split_at_edge: [bool; 2],
@@ -193,13 +190,12 @@ impl FlowState {
         if seg.payload_len > 0 && notes.retrans == super::notes::RetransKind::None && notes.reorder.is_none() {
             // A gap that began with a partial segment is the application's: it had no more
             // to send, wherever the capture point is (time shares only; notes stay causal).
-            if self.write_ended[d] {
+            if self.limits[d].write_ended() {
                 self.limits[d].reassign_since_data(LimitState::App);
             }
             let ends = ends_write(seg.payload_len, self.senders[d].mss, seg.flags & flags::FIN != 0);
             self.limits[d].data_seen(ends, ts);
             self.limits[r].peer_spoke(ts);
-            self.write_ended[d] = ends;
         }
         let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;
         let dd = if carries_data { d } else { r };
@@ -258,7 +254,7 @@ impl FlowState {
         if dd == d
             && seg.payload_len > 0
             && notes.retrans == super::notes::RetransKind::None
-            && self.write_ended[d]
+            && self.limits[d].write_ended()
         {
             if window_bound {
                 self.split_at_edge[d] = true;

@@ -299,6 +299,12 @@ impl LimitTracker {
         self.data_ns = ts;
     }
 
+    /// The last new data was not a whole number of segments: the sender's queue ran dry
+    /// there (a write ended).
+    pub fn write_ended(&self) -> bool {
+        self.tail_last
+    }
+
     /// The sender's queue ran dry at `ts`: it sent a write's short tail.
     pub fn ran_dry(&mut self, ts: i64) {
         self.ran_dry_ns = Some(ts);

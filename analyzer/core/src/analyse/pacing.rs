@@ -98,15 +98,16 @@ impl PacingClock {
     /// loss probe, a retransmission timeout) or the application's.
     #[inline]
     pub fn sent(&mut self, ts: i64, len: u32, srtt: Option<i64>) {
-        let on_clock = !self.acked_since_send && self.last_send_ns.is_some();
+        let had_unit = self.last_send_ns.is_some();
+        let on_clock = had_unit && !self.acked_since_send;
         // An ACK that opened a full window, answered only a unit's spacing later: the
         // clock, not the ACK, sent what was queued.
         let released = self.acked_since_send && self.ack_at_full_window && ts - self.last_ack_ns > PACING_UNIT_NS;
         if on_clock && self.last_send_ns.is_some_and(|t| ts - t <= PACING_UNIT_NS) {
             self.unit_len += len as u64;
         } else {
-            let sampled = (on_clock || released) && self.last_send_ns.is_some() && srtt.is_some_and(|r| 2 * (ts - self.unit_ns) <= r);
-            if sampled || (self.paced_per_byte > 0.0 && self.last_send_ns.is_some()) {
+            let sampled = (on_clock || released) && had_unit && srtt.is_some_and(|r| 2 * (ts - self.unit_ns) <= r);
+            if sampled || (had_unit && self.paced_per_byte > 0.0) {
                 self.learn(ts, sampled);
             }
             self.release_known = self.release_rated;
