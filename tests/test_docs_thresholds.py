@@ -95,6 +95,7 @@ PHRASES = [
     ("engine.md", "a floor {0} times the other", [("DOMINANCE", word)]),
     ("engine.md", "rwnd (less than {0} segments of usable window under a window whose scale is known",
      [("DEFER_SEGMENTS", word)]),
+    ("engine.md", "an inferred window that never reached {0} segments", [("INFERRED_BINDING_SEGMENTS", word)]),
     ("engine.md", "segments less than {0} µs apart with no ACK between", [("PACING_UNIT_NS", us)]),
     ("engine.md", "the median of the last {0} pairs of units", [("PACING_PAIRS", word)]),
     ("engine.md", "answered only more than {0} µs later", [("PACING_UNIT_NS", us)]),

@@ -3,7 +3,7 @@
 
 use super::congestion::CcWitness;
 use super::cwnd::CwndEstimator;
-use super::limit::{above_inferred_window, LimitTracker, FLAT_RTTS};
+use super::limit::{inferred_window_unproven, LimitTracker, FLAT_RTTS};
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
 use super::sender::{ends_write, Sender};
 use super::vantage::HandshakeTimes;
@@ -247,7 +247,7 @@ impl FlowState {
         // sits above it (the scale is larger): then cwnd or a send buffer held them.
         let inferred = self.rwnd_basis[dd] == Some(RwndBasis::Inferred);
         let window_bound = rwnd_dd.is_some_and(|w| {
-            notes.unacked + mss >= w && !above_inferred_window(notes.unacked, w, mss, inferred, view_at_sender)
+            notes.unacked + mss >= w && !inferred_window_unproven(notes.unacked, w, self.rwnd_max[dd], mss, inferred, view_at_sender)
         });
         // A short segment that does not end at the window's edge was all the sender had
         // (one that fills the window to its edge is cut by the window, not by the writer).

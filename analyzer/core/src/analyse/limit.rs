@@ -225,12 +225,23 @@ impl WindowTime {
     }
 }
 
-/// A window whose scale was inferred away from the sender is a lower bound fitted to the
-/// rebuilt flight with room for its noise: bytes outstanding more than a segment above it
-/// say the scale is larger, not that the window held them.
-pub(super) fn above_inferred_window(outstanding: u64, w: u64, mss: u64, inferred: bool, at_sender: bool) -> bool {
+/// A window whose scale was inferred is a lower bound fitted to the flight: the smallest
+/// shift that holds it, where any larger one would too. Away from the sender, fitted to the
+/// rebuilt flight with room for its noise, bytes outstanding more than a segment above it
+/// say the scale is larger, not that the window held them. And one that never reached
+/// `INFERRED_BINDING_SEGMENTS` segments cannot be shown to bind: any full segment out is
+/// within a segment of it, so the full-window test holds whatever held the sender (a
+/// request's single segment, a loss-limited cwnd of one or two).
+pub(super) fn inferred_window_unproven(outstanding: u64, w: u64, peak: u64, mss: u64, inferred: bool, at_sender: bool) -> bool {
+    inferred && peak.max(w) < INFERRED_BINDING_SEGMENTS * mss || above_inferred_window(outstanding, w, mss, inferred, at_sender)
+}
+
+/// Bytes outstanding more than a segment above a window inferred away from the sender.
+fn above_inferred_window(outstanding: u64, w: u64, mss: u64, inferred: bool, at_sender: bool) -> bool {
     inferred && !at_sender && outstanding > w + mss
 }
+
+pub(super) const INFERRED_BINDING_SEGMENTS: u64 = 2;
 
 /// The receiver's window for a decision, and whether its scale was inferred (a lower bound
 /// fitted to the flight) rather than read from the handshake.
@@ -238,6 +249,8 @@ pub(super) fn above_inferred_window(outstanding: u64, w: u64, mss: u64, inferred
 struct Window {
     bytes: Option<u64>,
     inferred: bool,
+    /// The largest window advertised before.
+    peak: u64,
 }
 
 impl LimitTracker {
@@ -430,7 +443,7 @@ impl LimitTracker {
         frame: u64,
     ) -> LimitState {
         let plateau_held = |srtt: i64| self.plateau_held(ts, srtt, s.mss.max(536) as u64);
-        let w = Window { bytes: rwnd, inferred: window_inferred };
+        let w = Window { bytes: rwnd, inferred: window_inferred, peak: self.rwnd_peak };
         let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns);
         // The settled decision differs only in the flight and window it reads: with the
         // same ones (always at the sender, where the settled view is the view) it is `state`.
@@ -545,10 +558,10 @@ impl LimitTracker {
         // rwnd-limited sweep runs).
         //
         // Not a window whose scale was inferred, with more than a segment outstanding above
-        // it (`above_inferred_window`).
+        // it (`inferred_window_unproven`).
         if let Some(w) = rwnd {
             let full = if window.inferred { unacked + mss >= w } else { unacked + DEFER_SEGMENTS * mss > w };
-            if full && !above_inferred_window(unacked, w, mss, window.inferred, s.at_sender()) {
+            if full && !inferred_window_unproven(unacked, w, window.peak, mss, window.inferred, s.at_sender()) {
                 return LimitState::Rwnd;
             }
         }
@@ -576,7 +589,8 @@ impl LimitTracker {
                 // the sender the flight is rebuilt from ACKs matched by timestamp echoes, so
                 // it may run a timestamp tick of ACKs behind, and two segments besides — not
                 // for a window inferred from that very flight (its scale unseen): any flat
-                // flight would sit at it.
+                // flight would sit at it. Flat at its edge for eight rounds, even a window
+                // under two segments is the window's.
                 let rebuilt = !s.at_sender() && !window.inferred;
                 let slack = |w: u64| if rebuilt { ESTIMATE_SLACK_SEGMENTS * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { mss };
                 if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w && !above_inferred_window(cwnd.value, w, mss, window.inferred, s.at_sender())) {
@@ -731,7 +745,7 @@ mod tests {
         cwnd.value = w - 4 * mss;
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 400_000_000), None)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 400_000_000), None)
     }
 
     /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
@@ -746,7 +760,7 @@ mod tests {
         cwnd.value = flight;
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred }, ts, &flat_since(ts, ts - 40_000_000), None)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 40_000_000), None)
     }
 
     #[test]
@@ -851,7 +865,7 @@ mod tests {
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };
-        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false }, ts, &flat_since(ts, ts), None)
+        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false, peak: 0 }, ts, &flat_since(ts, ts), None)
     }
 
     #[test]

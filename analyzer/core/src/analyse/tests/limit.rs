@@ -450,3 +450,21 @@ fn less_room_than_two_segments_is_a_full_window() {
     // With room for two, the window did not stop it.
     assert_ne!(twenty_small_segments_under(11_128 + 524, false), LimitState::Rwnd);
 }
+
+#[test]
+fn a_window_whose_scale_was_fitted_to_one_segment_does_not_bind_it() {
+    // A capture at the sender that began mid-transfer (no handshake): one segment out at a
+    // time, each sent 100 µs after the ACK of the one before, under a window field of 1.
+    // The smallest scale that holds the flight is 11 (2,048 B) — but 12, 13 … hold it as
+    // well, and any window under two segments is within a segment of any one segment out:
+    // touching it says nothing about what held the sender.
+    let mut t = Trace::new();
+    let mut states = Vec::new();
+    for k in 0..40u32 {
+        let at = k as i64 * 40_100;
+        states.push(t.seg(at, A).rel_seq(1 + k * MSS).len(MSS).rel_ack(1).send().limit);
+        t.seg(at + 40_000, B).rel_seq(1).rel_ack(1 + (k + 1) * MSS).win(1).send();
+    }
+    assert_eq!(t.fs.inferred_shift[B], Some(11));
+    assert!(states.iter().all(|&l| l != LimitState::Rwnd), "{states:?}");
+}
