@@ -99,8 +99,12 @@ def markdown(doc: dict) -> str:
                  f"{x['runs_median_within']}/{x['runs']} runs within | "
                  f"{_ok(x['pooled_median_error'] <= CWND_TARGET)} |")
     r = s["remedy_subtype"]
-    L += [f"| remedy sub-type right (rwnd, sndbuf) | {_pct(r['accuracy'])} ({r['right']}/{r['n']}) "
-          "| — |", ""]
+    L.append(f"| remedy sub-type right (rwnd, sndbuf) | {_pct(r['accuracy'])} "
+             f"({r['right']}/{r['n']}) | — |")
+    for fam, x in sorted(r.get("by_family", {}).items()):
+        L.append(f"| — of which {fam} (engine named a sub-type in {x['named']}) | "
+                 f"{_pct(x['right'] / x['n'] if x['n'] else None)} ({x['right']}/{x['n']}) | — |")
+    L.append("")
     if doc.get("before"):
         L += _before_after(doc)
     L += ["## What the runs turned out to be", "",
@@ -121,6 +125,12 @@ def markdown(doc: dict) -> str:
     for k, m in s["matrices"].items():
         L += ["", f"### Confusion matrix: {k}", ""] + _matrix(m)
     L += ["", "## Remedy sub-types (rwnd-limited, sndbuf-limited)", "",
+          "The engine names no sub-type for a send-buffer limit: a capture shows the level "
+          "the buffer held the flight at, not which setting put it there (SO_SNDBUF fixes the "
+          "buffer; net.ipv4.tcp_wmem's maximum stops autotuning, which otherwise keeps the "
+          "buffer well above the congestion window, at a level just as flat), so its remedy "
+          "names both. A window's sub-types show in the capture (a window that never grew, "
+          "one that grew and stopped, a missing scale, a reader's backlog).", "",
           "| kernel label | right | of |", "|---|---:|---:|"]
     for k, x in r["by_kernel_subtype"].items():
         L.append(f"| {k} | {x['right']} | {x['n']} |")

@@ -152,7 +152,10 @@ def summarise(cases: list[dict], runs: dict) -> dict:
         "accuracy": round(sum(bool(c["subtype_right"]) for c in sub) / len(sub), 4) if sub
         else None,
         "by_kernel_subtype": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g)}
-                              for k, g in _group(sub, lambda c: c["kernel"]["label"]).items()}}
+                              for k, g in _group(sub, lambda c: c["kernel"]["label"]).items()},
+        "by_family": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g),
+                          "named": sum(c["engine"]["subtype"] is not None for c in g)}
+                      for k, g in _group(sub, lambda c: c["kernel"]["primary"]).items()}}
     snd = [c for c in cases if c["vantage"] == "sender"]
     for name in ("rwnd", "sndbuf", "rwnd_vs_label"):
         key = f"{name}_share_error" if name != "rwnd_vs_label" else "rwnd_share_error_vs_label"
