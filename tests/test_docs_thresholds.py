@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ANALYSE = ROOT / "analyzer" / "core" / "src" / "analyse"
-WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 8: "eight", 10: "ten"}
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 8: "eight", 10: "ten", 16: "sixteen"}
 
 
 def constants() -> dict[str, float]:
@@ -96,6 +96,8 @@ PHRASES = [
     ("engine.md", "rwnd (less than {0} segments of usable window under a window whose scale is known",
      [("DEFER_SEGMENTS", word)]),
     ("engine.md", "an inferred window that never reached {0} segments", [("INFERRED_BINDING_SEGMENTS", word)]),
+    ("engine.md", "its last {0} units leaving at one rate, at least {1} % of the gaps between them within {2} % of their median per byte and as many more than {3} µs after the last ACK",
+     [("STEADY_UNITS", word), ("STEADY_SHARE", pct), ("STEADY_BAND", pct), ("PACING_UNIT_NS", us)]),
     ("engine.md", "segments less than {0} µs apart with no ACK between", [("PACING_UNIT_NS", us)]),
     ("engine.md", "the median of the last {0} pairs of units", [("PACING_PAIRS", word)]),
     ("engine.md", "answered only more than {0} µs later", [("PACING_UNIT_NS", us)]),

@@ -444,13 +444,14 @@ impl LimitTracker {
     ) -> LimitState {
         let plateau_held = |srtt: i64| self.plateau_held(ts, srtt, s.mss.max(536) as u64);
         let w = Window { bytes: rwnd, inferred: window_inferred, peak: self.rwnd_peak };
-        let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns);
+        let steady = s.at_sender() && self.pacing.steady();
+        let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns, steady);
         // The settled decision differs only in the flight and window it reads: with the
         // same ones (always at the sender, where the settled view is the view) it is `state`.
         let settled_w = Window { bytes: settled.rwnd, ..w };
         let same_inputs = settled.unacked == view.unacked && settled_w.bytes == w.bytes;
         let settled_state =
-            if same_inputs { state } else { Self::decide_apart(s, settled, cwnd, settled_w, ts, &plateau_held, self.ran_dry_ns) };
+            if same_inputs { state } else { Self::decide_apart(s, settled, cwnd, settled_w, ts, &plateau_held, self.ran_dry_ns, steady) };
         if state == LimitState::Idle {
             // A send buffer never empties: whatever was flat before the pause was not it.
             self.end_stretch(false, ts, s.rtt.srtt_ns, s.mss.max(536) as u64);
@@ -531,13 +532,13 @@ impl LimitTracker {
     /// [`Self::decide`] out of line, for the rare second decision (the settled state).
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn decide_apart(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>) -> LimitState {
-        Self::decide(s, view, cwnd, window, ts, plateau_held, ran_dry_ns)
+    fn decide_apart(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>, steady: bool) -> LimitState {
+        Self::decide(s, view, cwnd, window, ts, plateau_held, ran_dry_ns, steady)
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>) -> LimitState {
+    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>, steady: bool) -> LimitState {
         let rwnd = window.bytes;
         if !s.started || s.data_segments == 0 {
             return LimitState::Unknown;
@@ -595,6 +596,12 @@ impl LimitTracker {
                 let slack = |w: u64| if rebuilt { ESTIMATE_SLACK_SEGMENTS * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { mss };
                 if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w && !above_inferred_window(cwnd.value, w, mss, window.inferred, s.at_sender())) {
                     return LimitState::Rwnd;
+                }
+                // A flight flat under a steady pace (the sender's units leaving at one
+                // rate) is held by that pace: the congestion controller's pacing, or a full
+                // bottleneck's ACK clock. (Only at the sender are departures its own.)
+                if steady {
+                    return LimitState::Cwnd;
                 }
                 // Dips below the plateau's top between ACKs are the buffer refilling (its
                 // application writes into the room each ACK frees), not the sender pacing.
@@ -745,7 +752,7 @@ mod tests {
         cwnd.value = w - 4 * mss;
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 400_000_000), None)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 400_000_000), None, false)
     }
 
     /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
@@ -760,7 +767,7 @@ mod tests {
         cwnd.value = flight;
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 40_000_000), None)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 40_000_000), None, false)
     }
 
     #[test]
@@ -865,7 +872,7 @@ mod tests {
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };
-        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false, peak: 0 }, ts, &flat_since(ts, ts), None)
+        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false, peak: 0 }, ts, &flat_since(ts, ts), None, false)
     }
 
     #[test]

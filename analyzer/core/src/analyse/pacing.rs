@@ -31,6 +31,14 @@ const PACING_PAIRS: usize = 5;
 const BOUND_UNITS: usize = 8;
 /// Round trips BBR's bandwidth filter spans (tcp_bbr.c bbr_bw_rtts).
 const BW_FILTER_ROUNDS: usize = 10;
+/// A pacing sender whose last `STEADY_UNITS` units left at one rate — at least
+/// `STEADY_SHARE` of the gaps between them within `STEADY_BAND` of their median per byte —
+/// and on its own clock — as many leaving more than `PACING_UNIT_NS` after the last ACK,
+/// not in answer to it — is held by that clock. A send buffer's flight leaves as ACKs free
+/// room: in answer to them, in trains a round trip apart.
+const STEADY_UNITS: usize = 16;
+const STEADY_BAND: f64 = 0.25;
+const STEADY_SHARE: f64 = 0.75;
 
 #[derive(Debug, Clone, Default)]
 pub struct PacingClock {
@@ -64,6 +72,11 @@ pub struct PacingClock {
     round_from: Option<(i64, u64)>,
     /// When the clock releases the next unit.
     pub release_ns: i64,
+    /// The gaps between the last units' starts, per byte of the earlier unit.
+    gaps: [f64; STEADY_UNITS],
+    gap_count: usize,
+    /// Whether each of the last units left in answer to an ACK.
+    answered: [bool; STEADY_UNITS],
 }
 
 impl PacingClock {
@@ -109,6 +122,12 @@ impl PacingClock {
             let sampled = (on_clock || released) && had_unit && srtt.is_some_and(|r| 2 * (ts - self.unit_ns) <= r);
             if sampled || (had_unit && self.paced_per_byte > 0.0) {
                 self.learn(ts, sampled);
+            }
+            if had_unit {
+                let i = self.gap_count % STEADY_UNITS;
+                self.gaps[i] = (ts - self.unit_ns) as f64 / self.unit_len.max(1) as f64;
+                self.answered[i] = self.acked_since_send && ts - self.last_ack_ns <= PACING_UNIT_NS;
+                self.gap_count += 1;
             }
             self.release_known = self.release_rated;
             (self.unit_ns, self.unit_len, self.unit_release_before) = (ts, len as u64, self.release_ns);
@@ -157,6 +176,21 @@ impl PacingClock {
     /// an interval of it).
     fn credit(&self) -> f64 {
         if self.release_known { (self.unit_ns - self.unit_release_before).max(0) as f64 } else { 0.0 }
+    }
+
+    /// Whether a pacing sender's last units left at one steady rate (see [`STEADY_UNITS`]).
+    /// A sender that keeps no clock sends on ACKs: their spacing, not its own.
+    pub fn steady(&self) -> bool {
+        if self.samples < PACING_PAIRS || self.gap_count < STEADY_UNITS {
+            return false;
+        }
+        let mut v = self.gaps;
+        v.sort_by(f64::total_cmp);
+        let median = v[STEADY_UNITS / 2];
+        let within = v.iter().filter(|&&g| (g - median).abs() <= STEADY_BAND * median).count();
+        let own = self.answered.iter().filter(|&&a| !a).count();
+        let enough = |n: usize| n as f64 >= STEADY_SHARE * STEADY_UNITS as f64;
+        enough(within) && enough(own)
     }
 
     /// The pacing interval per byte: the median of the last pairs, or the highest recent
@@ -253,5 +287,45 @@ mod tests {
         c.sent(200 * MS, 1000, SRTT);
         // 1,000 B at 16 Mbit/s is 0.5 ms, less its credit (half of it).
         assert_eq!(c.release_ns, 200 * MS + 250_000);
+    }
+
+    /// `PACED`, then twenty units of 1,000 B, 2 ms apart but every third gap `long`, each
+    /// after an ACK that came `ack_before` earlier.
+    fn paced_then_acked(ack_before: i64, long: i64) -> PacingClock {
+        let mut c = after_paced(&[]);
+        let mut t = 10 * MS;
+        for k in 0..20 {
+            t += if k % 3 == 2 { long } else { 2 * MS };
+            c.ack_arrived(t - ack_before, false, || 0, None);
+            c.sent(t, 1000, SRTT);
+        }
+        c
+    }
+
+    #[test]
+    fn units_leaving_at_one_rate_on_the_senders_own_clock_are_a_steady_pace() {
+        // ACKs a millisecond before each unit: the clock, not the ACK, sent it.
+        assert!(paced_then_acked(MS, 2 * MS).steady());
+    }
+
+    #[test]
+    fn units_sent_in_answer_to_acks_are_the_acks_pace_not_the_senders() {
+        assert!(!paced_then_acked(50_000, 2 * MS).steady());
+    }
+
+    #[test]
+    fn units_in_trains_a_round_trip_apart_are_no_steady_pace() {
+        // Every third gap 12 ms: trains of three units, then the wait for the next ACKs.
+        assert!(!paced_then_acked(MS, 12 * MS).steady());
+    }
+
+    #[test]
+    fn a_sender_that_keeps_no_clock_has_no_steady_pace() {
+        let mut c = PacingClock::default();
+        for k in 0..30 {
+            c.ack_arrived(k * 2 * MS, false, || 0, None);
+            c.sent(k * 2 * MS + MS, 1000, SRTT);
+        }
+        assert!(!c.steady());
     }
 }

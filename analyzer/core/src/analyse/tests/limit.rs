@@ -468,3 +468,26 @@ fn a_window_whose_scale_was_fitted_to_one_segment_does_not_bind_it() {
     assert_eq!(t.fs.inferred_shift[B], Some(11));
     assert!(states.iter().all(|&l| l != LimitState::Rwnd), "{states:?}");
 }
+
+#[test]
+fn a_flat_flight_a_pacing_sender_keeps_on_its_own_clock_is_not_a_send_buffer() {
+    // BBR at a full bottleneck: a unit of two segments every 4 ms, on its clock (no ACK
+    // between the first ten), then each a millisecond after the ACK of the unit ten before
+    // (40 ms RTT) — not in answer to it. Flat at twenty segments for 20 round trips.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let mut last = LimitState::Unknown;
+    for k in 0..200u32 {
+        let at = 41_000 + k as i64 * 4_000;
+        if k >= 10 {
+            t.seg(at - 1_000, B).rel_ack(1 + (k - 9) * 2 * MSS).send();
+        }
+        for i in 0..2 {
+            last = t.seg(at + i, A).data(1 + (2 * k + i as u32) * MSS, MSS).send().limit;
+        }
+    }
+    let lim = &t.fs.limits[A];
+    let sndbuf = lim.state_ns[LimitState::Sndbuf as usize] as f64 / lim.busy_ns() as f64;
+    assert_eq!(last, LimitState::Cwnd);
+    assert!(sndbuf < 0.1, "{sndbuf}");
+}
