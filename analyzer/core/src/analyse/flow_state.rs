@@ -243,8 +243,8 @@ impl FlowState {
         let rwnd_dd = view.rwnd.or(self.rwnd_for[dd]);
         notes.rwnd = rwnd_dd.unwrap_or(0);
         let mss = self.senders[dd].mss.max(536) as u64;
-        // The window bound the sends unless its scale was inferred and more than a segment
-        // sits above it (the scale is larger): then cwnd or a send buffer held them.
+        // The window bound the sends unless its scale was inferred and never shown to bind
+        // (more than a segment above it — the scale is larger — or under two segments).
         let inferred = self.rwnd_basis[dd] == Some(RwndBasis::Inferred);
         let window_bound = rwnd_dd.is_some_and(|w| {
             notes.unacked + mss >= w && !inferred_window_unproven(notes.unacked, w, self.rwnd_max[dd], mss, inferred, view_at_sender)

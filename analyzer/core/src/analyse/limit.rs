@@ -558,8 +558,8 @@ impl LimitTracker {
         // (counting it as room took 5–17 points of rwnd time off cut captures of
         // rwnd-limited sweep runs).
         //
-        // Not a window whose scale was inferred, with more than a segment outstanding above
-        // it (`inferred_window_unproven`).
+        // Not a window whose scale was inferred and never shown to bind: more than a
+        // segment outstanding above it, or never two segments (`inferred_window_unproven`).
         if let Some(w) = rwnd {
             let full = if window.inferred { unacked + mss >= w } else { unacked + DEFER_SEGMENTS * mss > w };
             if full && !inferred_window_unproven(unacked, w, window.peak, mss, window.inferred, s.at_sender()) {
@@ -597,9 +597,9 @@ impl LimitTracker {
                 if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w && !above_inferred_window(cwnd.value, w, mss, window.inferred, s.at_sender())) {
                     return LimitState::Rwnd;
                 }
-                // A flight flat under a steady pace (the sender's units leaving at one
-                // rate) is held by that pace: the congestion controller's pacing, or a full
-                // bottleneck's ACK clock. (Only at the sender are departures its own.)
+                // A flight flat under a pacing sender's steady pace (its units leaving at
+                // one rate on its own clock) is held by that clock, the congestion
+                // controller's. (Only at the sender are departures its own.)
                 if steady {
                     return LimitState::Cwnd;
                 }

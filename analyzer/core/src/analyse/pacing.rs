@@ -77,6 +77,8 @@ pub struct PacingClock {
     gap_count: usize,
     /// Whether each of the last units left in answer to an ACK.
     answered: [bool; STEADY_UNITS],
+    /// [`Self::steady`], worked out as each unit begins.
+    steady: bool,
 }
 
 impl PacingClock {
@@ -128,6 +130,7 @@ impl PacingClock {
                 self.gaps[i] = (ts - self.unit_ns) as f64 / self.unit_len.max(1) as f64;
                 self.answered[i] = self.acked_since_send && ts - self.last_ack_ns <= PACING_UNIT_NS;
                 self.gap_count += 1;
+                self.steady = self.steady_now();
             }
             self.release_known = self.release_rated;
             (self.unit_ns, self.unit_len, self.unit_release_before) = (ts, len as u64, self.release_ns);
@@ -180,7 +183,13 @@ impl PacingClock {
 
     /// Whether a pacing sender's last units left at one steady rate (see [`STEADY_UNITS`]).
     /// A sender that keeps no clock sends on ACKs: their spacing, not its own.
+    #[inline]
     pub fn steady(&self) -> bool {
+        self.steady
+    }
+
+    #[inline(never)]
+    fn steady_now(&self) -> bool {
         if self.samples < PACING_PAIRS || self.gap_count < STEADY_UNITS {
             return false;
         }
