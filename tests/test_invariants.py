@@ -38,6 +38,9 @@ def check(a: tcpdiag.Analysis) -> list[str]:
         for f in findings.get(s, []):
             if not 0.0 <= f["share"] <= 1.0:
                 bad.append(f"{where}: {f['id']} explains {f['share']:.2f} of the time")
+            values = {v["name"]: v["number"] for v in f["values"]}
+            if f["id"] == "sndbuf_limited" and values.get("rwnd") is not None and values["flight"] >= values["rwnd"]:
+                bad.append(f"{where}: a flight said to be below a window it is not under ({f['message']})")
         ceiling = row["ceiling_bps"]
         if ceiling is not None and row["goodput_bps"] > NOISE * ceiling:
             bad.append(f"{where}: goodput {row['goodput_bps']:.0f} bit/s above its own ceiling {ceiling:.0f}")

@@ -77,8 +77,6 @@ pub struct Recovery {
     pub flight_before: u64,
     /// Part of the first slow start (no earlier recovery, flight still doubling).
     pub in_slow_start: bool,
-    /// The timestamp the first retransmission carried.
-    pub(super) first_tsval: Option<u32>,
     /// D-SACKs seen before it began.
     pub(super) dsacks_before: u64,
 }
@@ -195,6 +193,18 @@ pub struct Sender {
     lag_ns: i64,
     lag_for_good: bool,
     sent_tsvals: Ring<(u32, i64)>,
+    /// The peer has SACKed something: RACK and RFC 6675 loss marking apply.
+    sack_seen: bool,
+    /// A retransmission timeout's mark (Linux tcp_timeout_mark_lost): every byte below
+    /// the first number not SACKed is lost, and copies sent before the second (its time)
+    /// with it; until SND.UNA passes it or the timeout proves spurious.
+    rto_lost: Option<(SeqNumber, i64)>,
+    /// The TSval of the first retransmission since none was outstanding (Linux's
+    /// retrans_stamp): it outlives a recovery whose resends are still unacknowledged.
+    retrans_stamp: Option<u32>,
+    /// A capture begun mid-stream: the first byte whose sending it saw. Below it, what was
+    /// resent before the capture began is unknown, so a hole filled there proves nothing.
+    captured_from: Option<SeqNumber>,
     peer_tsvals: Ring<(u32, i64)>,
     /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
     /// sender, its state now is what the capture point saw one ACK→data delay ago.
@@ -280,10 +290,18 @@ impl Sender {
     #[inline]
     pub fn pipe(&self, now: i64) -> u64 {
         let unacked = self.unacked();
-        if self.scoreboard.is_empty() {
+        if self.scoreboard.is_empty() && self.rto_lost.is_none() && !self.tail_may_be_lost() {
             return unacked; // nothing SACKed, nothing deemed lost: the usual case, inlined
         }
         self.pipe_with_holes(unacked, now)
+    }
+
+    /// Whether RACK may deem lost bytes above every SACK: only with SACK in use and the
+    /// oldest outstanding byte sent before the newest delivered one (a resend delivered
+    /// ahead of originals sent before it), as RACK's deadline is never later.
+    #[inline]
+    fn tail_may_be_lost(&self) -> bool {
+        self.sack_seen && self.outstanding.front().is_some_and(|x| self.rack_xmit_ns.map_or(true, |r| x.ts_ns < r))
     }
 
     fn pipe_with_holes(&self, unacked: u64, now: i64) -> u64 {
@@ -323,7 +341,8 @@ impl Sender {
     /// hole's bytes sent only once: delivering them now means they came out of order
     /// (Linux tcp_check_sack_reordering; it takes an ACK's SACK blocks lowest first).
     /// Gives when the first of them was sent (records are in sequence and sending order,
-    /// so the first found is the earliest).
+    /// so the first found is the earliest). Bytes sent before the capture began may have
+    /// been resent before it too: they are not counted.
     fn original_filling_hole(&self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) -> Option<i64> {
         let e = e.min(fack?);
         self.scoreboard.holes(self.una).take_while(|h| h.0 < e).find_map(|(hs, he)| {
@@ -331,7 +350,7 @@ impl Sender {
             if a >= b {
                 return None;
             }
-            self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).find(|x| x.retrans == 0).map(|x| x.ts_ns)
+            self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).find(|x| x.retrans == 0 && x.frame != 0).map(|x| x.ts_ns)
         })
     }
 
@@ -376,8 +395,8 @@ impl Sender {
     }
 
     fn lost_bytes(&self, now: i64) -> u64 {
-        if self.scoreboard.is_empty() {
-            return 0;
+        if !self.sack_seen && self.rto_lost.is_none() {
+            return 0; // RACK and IsLost both need SACK; a timeout's mark does not
         }
         let mss = self.mss.max(1);
         let reordering_seen = self.reordering_seen();
@@ -386,15 +405,28 @@ impl Sender {
         // prefix: RACK's lost bytes in a hole end where that prefix ends.
         let timed_out = self.outstanding.partition_point(|x| x.ts_ns <= deadline);
         let time_edge = timed_out.checked_sub(1).map_or(self.una, |i| self.outstanding[i].end);
+        // RACK marks any segment sent before the last one delivered, not only holes below
+        // a SACK: above the highest SACKed byte too (originals a delivered retransmission
+        // was sent after). There, one sent at the same instant came later in sequence.
+        let tail_from = self.scoreboard.highest().map_or(self.una, |h| h.max(self.una));
+        let (rto_edge, rto_at) = self.rto_lost.map_or((self.una, i64::MIN), |(e, at)| (e.max(self.una), at));
+        let tail_edge = match self.outstanding.partition_point(|x| x.ts_ns < deadline) {
+            0 => self.una,
+            n => self.outstanding[n - 1].end,
+        }
+        .max(rto_edge);
+        // (Every SACKed byte is below the tail: none is above it.)
+        let tail = (tail_from < tail_edge).then_some((tail_from, self.max, u32::MAX, tail_edge));
         // Holes come in sequence order: the bytes SACKed above a hole (RFC 6675 IsLost) are
         // what is left of the total once the blocks below it are counted off.
         let mut sacked_above = self.scoreboard.sacked_bytes();
         let mut resent = self.resent.iter().peekable();
         let mut lost = 0u64;
-        for (hs, he, below) in self.scoreboard.holes_with_blocks(self.una) {
+        let holes = self.scoreboard.holes_with_blocks(self.una).map(|(hs, he, below)| (hs, he, below, time_edge));
+        for (hs, he, below, time_edge) in holes.chain(tail) {
             sacked_above = sacked_above.saturating_sub(below);
             let dupthresh = !reordering_seen && sacked_above > (DUP_THRESH - 1) * mss;
-            let edge = if dupthresh { he } else { he.min(time_edge) };
+            let edge = if dupthresh { he } else { he.min(time_edge) }.max(he.min(rto_edge));
             if edge <= hs {
                 // Neither rule reaches this hole, nor (fewer bytes above, later sends) any above it.
                 break;
@@ -405,7 +437,8 @@ impl Sender {
                 if rs >= edge {
                     break;
                 }
-                if sent > deadline {
+                // (A copy sent before a timeout that marked it lost is lost with it.)
+                if sent > deadline && (sent >= rto_at || rs >= rto_edge) {
                     lost -= re.min(edge).distance_from(rs.max(hs)).max(0) as u64;
                 }
                 if re > edge {
@@ -550,13 +583,19 @@ impl Sender {
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
-                first_tsval: tsval, dsacks_before: self.dsacks,
+                dsacks_before: self.dsacks,
             });
+        }
+        if self.retrans_stamp.is_none() {
+            self.retrans_stamp = tsval;
         }
         let rec = self.recoveries.len() - 1;
         self.recoveries[rec].retransmissions += 1;
         if kind == RetransKind::Rto {
             self.rto_backoff += 1;
+            // Linux marks everything outstanding lost at a timeout (all of it was sent an
+            // RTO ago, more than RACK's RTT), this retransmission's copy aside.
+            self.rto_lost = Some((self.max, ts));
         }
         if self.retransmissions.len() == RETRANS_MEMORY {
             self.retransmissions.pop_front();
@@ -955,14 +994,13 @@ impl Sender {
         if let Some(sent) = (advanced && fack.is_some()).then(|| self.original_filling_hole(self.una, ack, fack)).flatten() {
             self.note_reordering(sent);
         }
-        if advanced {
-            self.advance(ack, ts, seg, notes);
-        }
+        let acked = if advanced { self.advance(ack, ts, seg, notes) } else { None };
         let mut new_sack = false;
         for &(l, r) in sack_blocks {
             if let Some(sent) = self.original_filling_hole(SeqNumber(l), SeqNumber(r), fack) {
                 self.note_reordering(sent);
             }
+            self.sack_seen = true;
             if self.scoreboard.add(SeqNumber(l), SeqNumber(r), self.una) > 0 {
                 new_sack = true;
                 self.rack_on_sacked(SeqNumber(l), SeqNumber(r), ts);
@@ -970,6 +1008,12 @@ impl Sender {
         }
         if new_sack && self.hole_since.is_none() {
             self.hole_since = Some(ts);
+        }
+        // RACK's RTT is the last delivered segment's: Linux tags SACKed segments first,
+        // then the cumulatively ACKed ones (tcp_sacktag_write_queue, then
+        // tcp_clean_rtx_queue), so an ACK that does both times its RTT by the ACKed one.
+        if let Some((xmit, resent)) = acked {
+            self.rack_advance(xmit, resent, ts);
         }
         // Same as Wireshark tcp.analysis.duplicate_ack: no data, same ACK, same window.
         let pure = seg.payload_len == 0 && seg.flags & (flags::SYN | flags::FIN | flags::RST) == 0;
@@ -1045,11 +1089,16 @@ impl Sender {
         p
     }
 
-    fn advance(&mut self, ack: SeqNumber, ts: i64, seg: &TcpSegment, notes: &mut PacketNotes) {
+    /// SND.UNA moves to `ack`. Gives the send time of the newest segment it delivered
+    /// (and whether that was a resend), for RACK once the ACK's SACK blocks are taken.
+    fn advance(&mut self, ack: SeqNumber, ts: i64, seg: &TcpSegment, notes: &mut PacketNotes) -> Option<(i64, bool)> {
         let old_una = self.una;
         self.acked_total += ack.distance_from(old_una).max(0) as u64;
         self.una = ack;
         self.rto_backoff = 0;
+        if self.rto_lost.is_some_and(|(e, _)| ack >= e) {
+            self.rto_lost = None;
+        }
         // Sender-view reordering: a hole that the receiver reported (data SACKed above
         // it) filled without any of its bytes being retransmitted.
         if let Some(since) = self.hole_since {
@@ -1112,9 +1161,6 @@ impl Sender {
                 }
             }
         }
-        if let Some((xmit, resent)) = delivered {
-            self.rack_advance(xmit, resent, ts);
-        }
         if let Some(r) = rtt_sample {
             // The capture point sees data → ACK; away from the sender the rest of the loop
             // is ACK → data (at the sender that delay is its own processing: left out).
@@ -1130,8 +1176,10 @@ impl Sender {
             if let Some(rec) = self.recoveries.last_mut() {
                 // A partial ACK echoing a timestamp from before the first retransmission:
                 // a hole filled with its delayed original (Linux tcp_try_undo_partial; not
-                // once a D-SACK has undone the recovery).
-                if ack < rec.point && self.dsacks == rec.dsacks_before && tsecr.zip(rec.first_tsval).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
+                // once a D-SACK has undone the recovery). The first since none was
+                // outstanding: a hole an earlier recovery's resend filled is no reordering.
+                let seen_sent = self.captured_from.map_or(true, |c| old_una >= c);
+                if ack < rec.point && seen_sent && self.dsacks == rec.dsacks_before && tsecr.zip(self.retrans_stamp).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
                     self.reord_seen += 1;
                 }
                 if ack >= rec.point {
@@ -1140,6 +1188,10 @@ impl Sender {
                 }
             }
         }
+        if !self.in_recovery && self.resent.is_empty() {
+            self.retrans_stamp = None;
+        }
+        delivered
     }
 
     /// The first ACK of a capture that began mid-stream, below the first data seen: the
@@ -1152,6 +1204,7 @@ impl Sender {
         if self.syn_seen || unseen <= 0 || unseen > MAX_UNSEEN_FLIGHT {
             return;
         }
+        self.captured_from = Some(self.una);
         let step = self.mss.max(536);
         let mut end = self.una;
         while end > ack {
@@ -1205,6 +1258,10 @@ impl Sender {
         };
         let rec = &mut self.retransmissions[at];
         rec.proven = how;
+        if how == Evidence::Eifel && rec.kind == RetransKind::Rto {
+            // Linux undoes a timeout the echo shows spurious, its loss marks with it.
+            self.rto_lost = None;
+        }
         self.spurious += 1;
         if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
             recovery.spurious += 1;
@@ -1253,17 +1310,23 @@ mod tests {
         assert!(!ended_slow_start(&rounds(&[40])));
     }
 
-    /// The loss count as RFC 6675 (IsLost) and RFC 8985 (RACK) define it, walking every
-    /// record of every hole: what `lost_bytes` must equal without the walk.
+    /// The loss count as RFC 6675 (IsLost), RFC 8985 (RACK) and Linux's timeout mark define
+    /// it, walking every record of every hole: what `lost_bytes` must equal without the walk.
     fn lost_by_walking(s: &Sender, now: i64) -> u64 {
         let reordering_seen = s.reordering_seen();
         let deadline = s.rack_deadline(now);
         let mut lost = 0;
-        for (hs, he) in s.scoreboard.holes(s.una) {
+        let tail_from = s.scoreboard.highest().map_or(s.una, |h| h.max(s.una));
+        let tail = (tail_from < s.max).then_some((tail_from, s.max));
+        let (rto_edge, rto_at) = s.rto_lost.map_or((s.una, i64::MIN), |(e, at)| (e.max(s.una), at));
+        for (hs, he) in s.scoreboard.holes(s.una).chain(tail) {
             let dupthresh = !reordering_seen && s.scoreboard.is_lost(hs, s.mss);
+            // Above every SACK, a segment sent at RACK's instant came after it in sequence.
+            let sent_before = |t: i64| if hs == tail_from { t < deadline } else { t <= deadline };
             for seg in s.outstanding.iter().filter(|x| x.end > hs && x.seq < he) {
-                let resent_lost = seg.retrans > 0 && seg.last_retrans_ns <= deadline;
-                if (dupthresh || seg.ts_ns <= deadline) && (seg.retrans == 0 || resent_lost) {
+                let by_rto = seg.end <= rto_edge;
+                let resent_lost = seg.retrans > 0 && (seg.last_retrans_ns <= deadline || by_rto && seg.last_retrans_ns < rto_at);
+                if (dupthresh || sent_before(seg.ts_ns) || by_rto) && (seg.retrans == 0 || resent_lost) {
                     lost += seg.end.min(he).distance_from(seg.seq.max(hs)) as u64;
                 }
             }
@@ -1301,9 +1364,15 @@ mod tests {
                 }
                 if next(3) == 0 {
                     // SACK blocks that need not fall on segment edges.
-                    let (a, b) = (seq + next(500) as u32, seq + 500 + next(1500) as u32);
+                    let (a, b) = (seq + next(500) as u32, seq + 500 + next(4500) as u32);
                     s.scoreboard.add(a, b, s.una);
                 }
+            }
+            s.max = s.una + n * 1000;
+            s.sack_seen = !s.scoreboard.is_empty() || next(2) == 0; // blocks only come with SACK
+            if next(3) == 0 {
+                // A timeout's mark, on a segment edge, and when it fired.
+                s.rto_lost = Some((s.una + next(n as u64 + 1) as u32 * 1000, n as i64 * 2_000_000 + next(100_000_000) as i64));
             }
             if next(2) == 0 {
                 // RACK's clock from a delivery: the latest-sent delivered segment and its RTT.

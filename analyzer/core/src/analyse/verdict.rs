@@ -331,6 +331,9 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let rwnd = fs.rwnd_max[dd];
     let rwnd_ceiling = Ceiling::compute(Limit::Rwnd, Some(rwnd), None, path, goodput, opts.target_bps);
     let ceiling_value = |c: &Ceiling| c.ceiling_bps.map_or(Value::text("?"), Value::Rate);
+    // The largest window seen, stated as above a flight only where it was: a scale
+    // inferred away from the sender is a lower bound the flight may have passed.
+    let rwnd_above = |flight: u64| if rwnd > flight { Value::Bytes(rwnd) } else { Value::text("?") };
     if s.zero_windows > 0 && share(LimitState::ZeroWindow) > 0.05 {
         // A closed window is the cause of the rwnd limit around it: rank it above the
         // other window findings; above missing scaling too once it is closed most of
@@ -519,7 +522,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             vec![
                 ("share", Value::Share(share(LimitState::Sndbuf))),
                 ("flight", Value::Bytes(flight)),
-                ("rwnd", Value::Bytes(rwnd)),
+                ("rwnd", rwnd_above(flight)),
                 ("ceiling", ceiling_value(&sndbuf_ceiling)),
             ],
         ));

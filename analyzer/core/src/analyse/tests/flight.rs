@@ -46,6 +46,63 @@ fn sacked_bytes_leave_the_pipe_and_a_young_hole_stays_in_it() {
 }
 
 #[test]
+fn an_ack_that_sacks_and_acks_times_racks_clock_by_the_segment_it_acks() {
+    let mut t = at_sender();
+    // Segments 1–2 leave at 41 ms, 3–4 at 55 ms; segment 2 is held up.
+    for (k, at) in [(0, 41_000), (1, 41_000), (2, 55_000), (3, 55_000)] {
+        t.seg(at, A).data(1 + k * MSS, MSS).send();
+    }
+    // At 90 ms B acknowledges 1 (a 49 ms round trip) and SACKs 3 (35 ms). Linux tags the
+    // SACKed segment first and the acknowledged one last, so RACK's RTT is 49 ms: segment
+    // 2, sent 49 ms ago, has a reordering window (min RTT / 4) left before it counts as
+    // lost. Timed by segment 3's 35 ms it would be lost already.
+    let n = t.seg(90_000, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + 3 * MSS)]).send();
+    assert_eq!((n.unacked, n.sacked), (3 * MSS as u64, MSS as u64));
+    assert_eq!(n.in_flight, 2 * MSS as u64);
+}
+
+#[test]
+fn a_delivered_resend_marks_the_originals_sent_before_it_lost_above_every_sack() {
+    let mut t = at_sender();
+    for k in 0..4 {
+        t.seg(41_000 + k, A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    // Only segment 2 arrives: B SACKs it, and A resends 1.
+    t.seg(81_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS)]).send();
+    t.seg(81_100, A).data(1, MSS).send();
+    // The resend is delivered after 41 ms: B acknowledges 1–2, nothing SACKed above.
+    // Segments 3–4 left 40 ms before the resend and are not back: RACK deems them lost
+    // though no SACK lies above them (in recovery, with no reordering seen, without a
+    // reordering window).
+    let n = t.seg(122_100, B).rel_ack(1 + 2 * MSS).send();
+    assert_eq!((n.unacked, n.sacked, n.in_flight), (2 * MSS as u64, 0, 0));
+}
+
+#[test]
+fn a_timeout_marks_all_outstanding_lost_and_its_resends_refill_the_pipe() {
+    let mut t = at_sender();
+    for k in 0..5 {
+        t.seg(41_000 + k, A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    // Nothing comes back. At 300 ms, past the 200 ms RTO floor, A resends segment 1:
+    // Linux marks all five lost at the timeout, and only the resend is in the network.
+    let n = t.seg(300_000, A).data(1, MSS).send();
+    assert_eq!((n.unacked, n.in_flight), (5 * MSS as u64, MSS as u64));
+    // B acknowledges it. Segments 2–5 stay lost, not SACKed and not resent: none in flight.
+    let n = t.seg(340_000, B).rel_ack(1 + MSS).send();
+    assert_eq!((n.unacked, n.in_flight), (4 * MSS as u64, 0));
+    // Slow start after the timeout resends them two at a time.
+    t.seg(340_100, A).data(1 + MSS, MSS).send();
+    let n = t.seg(340_200, A).data(1 + 2 * MSS, MSS).send();
+    assert_eq!(n.in_flight, 2 * MSS as u64);
+    // Once SND.UNA passes what was outstanding at the timeout, the mark is gone.
+    let n = t.seg(380_000, B).rel_ack(1 + 5 * MSS).send();
+    assert_eq!((n.unacked, n.in_flight), (0, 0));
+    let n = t.seg(380_100, A).data(1 + 5 * MSS, MSS).send();
+    assert_eq!(n.in_flight, MSS as u64);
+}
+
+#[test]
 fn with_no_reordering_seen_rack_marks_holes_lost_without_a_settling_time() {
     let mut t = at_sender();
     // Segments 1–7, one every 2 ms; 2, 4 and 6 are dropped (a queue overflowing in
@@ -53,7 +110,8 @@ fn with_no_reordering_seen_rack_marks_holes_lost_without_a_settling_time() {
     for k in 0..7 {
         t.seg(41_000 + 2_000 * k, A).data(1 + k as u32 * MSS, MSS).send();
     }
-    // At 97 ms B acknowledges 1 and SACKs 3, 5 and 7 (7 was sent at 53 ms).
+    // B acknowledges 1 at 82 ms, then at 97 ms SACKs 3, 5 and 7 (7 was sent at 53 ms).
+    t.seg(82_000, B).rel_ack(1 + MSS).send();
     let sacks = [(1 + 2 * MSS, 1 + 3 * MSS), (1 + 4 * MSS, 1 + 5 * MSS), (1 + 6 * MSS, 1 + 7 * MSS)];
     let n = t.seg(97_000, B).rel_ack(1 + MSS).sack(&sacks).send();
     assert_eq!((n.unacked, n.sacked), (6 * MSS as u64, 3 * MSS as u64));
@@ -173,6 +231,42 @@ fn a_dsack_alone_is_no_reordering_seen() {
     assert_eq!(n.in_flight, 0);
 }
 
+#[test]
+fn a_hole_an_earlier_recoverys_resend_filled_is_no_reordering() {
+    let mut t = at_sender();
+    let seg = |k: u32| 1 + (k - 1) * MSS; // segment k's first byte
+    for k in 1..=6 {
+        t.seg(41_000, A).data(seg(k), MSS).ts(41, 1).send();
+    }
+    // Segment 2 is lost: B SACKs 3–6, A resends 2 (its first resend: TSval 81) and sends 7–10.
+    t.seg(81_000, B).rel_ack(seg(2)).sack(&[(seg(3), seg(7))]).ts(500, 41).send();
+    t.seg(81_100, A).data(seg(2), MSS).ts(81, 500).send();
+    for k in 7..=10 {
+        t.seg(82_000, A).data(seg(k), MSS).ts(82, 500).send();
+    }
+    // 7 is lost too: resent at 100 ms, still inside the first recovery.
+    t.seg(100_000, B).rel_ack(seg(2)).sack(&[(seg(3), seg(7)), (seg(8), seg(11))]).ts(520, 41).send();
+    t.seg(100_100, A).data(seg(7), MSS).ts(100, 520).send();
+    for k in 11..=14 {
+        t.seg(101_000, A).data(seg(k), MSS).ts(101, 520).send();
+    }
+    // The resent 2 arrives: the first recovery ends with the resent 7 outstanding. 11 is
+    // missing, SACKed past: a second recovery begins with its resend (TSval 121).
+    t.seg(121_000, B).rel_ack(seg(7)).sack(&[(seg(8), seg(11)), (seg(12), seg(15))]).ts(540, 81).send();
+    t.seg(121_100, A).data(seg(11), MSS).ts(121, 540).send();
+    // The resent 7 fills its hole, echoing TSval 100: older than the second recovery's first
+    // resend, not than the first one still outstanding (Linux's retrans_stamp). A resend
+    // filled it, not a late original: no reordering.
+    t.seg(140_000, B).rel_ack(seg(11)).sack(&[(seg(12), seg(15))]).ts(560, 100).send();
+    for k in 15..=18 {
+        t.seg(140_100, A).data(seg(k), MSS).ts(140, 560).send();
+    }
+    // 15 is missing with 16–18 SACKed: with no reordering seen, DupThresh marks it lost at
+    // once (RACK would still give it a reordering window).
+    let n = t.seg(180_000, B).rel_ack(seg(15)).sack(&[(seg(16), seg(19))]).ts(580, 121).send();
+    assert_eq!((n.unacked, n.sacked, n.in_flight), (4 * MSS as u64, 3 * MSS as u64, 0));
+}
+
 /// A capture begun mid-transfer at A, whose writer sends one segment `wait_us` after each
 /// ACK and never at once; B's ACK echoes each segment `ack_us` after it passes. Returns the
 /// notes of the last segment.
@@ -241,6 +335,26 @@ fn a_capture_begun_mid_stream_counts_what_was_sent_before_it_as_in_flight() {
     assert_eq!(n.in_flight, 7 * MSS as u64);
     // Their send times are unknown: no RTT sample from them.
     assert_eq!(n.rtt_ns, None);
+}
+
+#[test]
+fn a_hole_below_a_mid_stream_captures_first_byte_filled_unseen_is_no_reordering() {
+    let mut t = Trace::new();
+    let seg = |k: u32| 1 + (k - 1) * MSS;
+    for k in 11..=14 {
+        t.seg(k as i64 - 11, A).data(seg(k), MSS).send();
+    }
+    // B misses segments 1–2, sent before the capture began, and SACKs 3–14.
+    t.seg(1_000, B).rel_ack(seg(1)).sack(&[(seg(3), seg(15))]).send();
+    // The hole fills with no resend captured: A may have resent them before the capture.
+    t.seg(2_000, B).rel_ack(seg(15)).send();
+    for k in 15..=18 {
+        t.seg(3_000 + k as i64 - 15, A).data(seg(k), MSS).send();
+    }
+    // 15 is missing with 16–18 SACKed: no reordering proven, so DupThresh marks it lost
+    // at once (with reordering seen RACK would wait min RTT / 4 longer).
+    let n = t.seg(45_000, B).rel_ack(seg(15)).sack(&[(seg(16), seg(19))]).send();
+    assert_eq!((n.unacked, n.sacked, n.in_flight), (4 * MSS as u64, 3 * MSS as u64, 0));
 }
 
 #[test]
