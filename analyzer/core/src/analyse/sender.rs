@@ -410,13 +410,19 @@ impl Sender {
         // was sent after). There, one sent at the same instant came later in sequence.
         let tail_from = self.scoreboard.highest().map_or(self.una, |h| h.max(self.una));
         let (rto_edge, rto_at) = self.rto_lost.map_or((self.una, i64::MIN), |(e, at)| (e.max(self.una), at));
-        let tail_edge = match self.outstanding.partition_point(|x| x.ts_ns < deadline) {
-            0 => self.una,
-            n => self.outstanding[n - 1].end,
-        }
-        .max(rto_edge);
-        // (Every SACKed byte is below the tail: none is above it.)
-        let tail = (tail_from < tail_edge).then_some((tail_from, self.max, u32::MAX, tail_edge));
+        // Where a hole's lost bytes end unless DupThresh takes all of it (a timeout's mark
+        // reaches past RACK's; the minimum with a hole's end distributes over the two).
+        let time_edge = time_edge.max(rto_edge);
+        // The tail, past the highest SACK: rarely reached (the newest delivered segment is
+        // usually the highest SACKed one), so its own edge is found only then.
+        let tail = (tail_from < time_edge).then(|| {
+            let strict = match self.outstanding.partition_point(|x| x.ts_ns < deadline) {
+                0 => self.una,
+                n => self.outstanding[n - 1].end,
+            };
+            // (Every SACKed byte is below the tail: none is above it.)
+            (tail_from, self.max, u32::MAX, strict.max(rto_edge))
+        });
         // Holes come in sequence order: the bytes SACKed above a hole (RFC 6675 IsLost) are
         // what is left of the total once the blocks below it are counted off.
         let mut sacked_above = self.scoreboard.sacked_bytes();
@@ -426,7 +432,7 @@ impl Sender {
         for (hs, he, below, time_edge) in holes.chain(tail) {
             sacked_above = sacked_above.saturating_sub(below);
             let dupthresh = !reordering_seen && sacked_above > (DUP_THRESH - 1) * mss;
-            let edge = if dupthresh { he } else { he.min(time_edge) }.max(he.min(rto_edge));
+            let edge = if dupthresh { he } else { he.min(time_edge) };
             if edge <= hs {
                 // Neither rule reaches this hole, nor (fewer bytes above, later sends) any above it.
                 break;
