@@ -77,6 +77,8 @@ pub struct Recovery {
     pub flight_before: u64,
     /// Part of the first slow start (no earlier recovery, flight still doubling).
     pub in_slow_start: bool,
+    /// The timestamp the first retransmission carried.
+    pub(super) first_tsval: Option<u32>,
     /// D-SACKs seen before it began.
     pub(super) dsacks_before: u64,
 }
@@ -199,12 +201,6 @@ pub struct Sender {
     /// the first number not SACKed is lost, and copies sent before the second (its time)
     /// with it; until SND.UNA passes it or the timeout proves spurious.
     rto_lost: Option<(SeqNumber, i64)>,
-    /// The TSval of the first retransmission since none was outstanding (Linux's
-    /// retrans_stamp): it outlives a recovery whose resends are still unacknowledged.
-    retrans_stamp: Option<u32>,
-    /// A capture begun mid-stream: the first byte whose sending it saw. Below it, what was
-    /// resent before the capture began is unknown, so a hole filled there proves nothing.
-    captured_from: Option<SeqNumber>,
     peer_tsvals: Ring<(u32, i64)>,
     /// What the sender knew (SND.UNA, SACKed bytes, rwnd) at recent times: away from the
     /// sender, its state now is what the capture point saw one ACK→data delay ago.
@@ -341,8 +337,7 @@ impl Sender {
     /// hole's bytes sent only once: delivering them now means they came out of order
     /// (Linux tcp_check_sack_reordering; it takes an ACK's SACK blocks lowest first).
     /// Gives when the first of them was sent (records are in sequence and sending order,
-    /// so the first found is the earliest). Bytes sent before the capture began may have
-    /// been resent before it too: they are not counted.
+    /// so the first found is the earliest).
     fn original_filling_hole(&self, s: SeqNumber, e: SeqNumber, fack: Option<SeqNumber>) -> Option<i64> {
         let e = e.min(fack?);
         self.scoreboard.holes(self.una).take_while(|h| h.0 < e).find_map(|(hs, he)| {
@@ -350,7 +345,7 @@ impl Sender {
             if a >= b {
                 return None;
             }
-            self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).find(|x| x.retrans == 0 && x.frame != 0).map(|x| x.ts_ns)
+            self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).find(|x| x.retrans == 0).map(|x| x.ts_ns)
         })
     }
 
@@ -589,11 +584,8 @@ impl Sender {
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
-                dsacks_before: self.dsacks,
+                first_tsval: tsval, dsacks_before: self.dsacks,
             });
-        }
-        if self.retrans_stamp.is_none() {
-            self.retrans_stamp = tsval;
         }
         let rec = self.recoveries.len() - 1;
         self.recoveries[rec].retransmissions += 1;
@@ -1182,10 +1174,8 @@ impl Sender {
             if let Some(rec) = self.recoveries.last_mut() {
                 // A partial ACK echoing a timestamp from before the first retransmission:
                 // a hole filled with its delayed original (Linux tcp_try_undo_partial; not
-                // once a D-SACK has undone the recovery). The first since none was
-                // outstanding: a hole an earlier recovery's resend filled is no reordering.
-                let seen_sent = self.captured_from.map_or(true, |c| old_una >= c);
-                if ack < rec.point && seen_sent && self.dsacks == rec.dsacks_before && tsecr.zip(self.retrans_stamp).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
+                // once a D-SACK has undone the recovery).
+                if ack < rec.point && self.dsacks == rec.dsacks_before && tsecr.zip(rec.first_tsval).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
                     self.reord_seen += 1;
                 }
                 if ack >= rec.point {
@@ -1193,9 +1183,6 @@ impl Sender {
                     self.in_recovery = false;
                 }
             }
-        }
-        if !self.in_recovery && self.resent.is_empty() {
-            self.retrans_stamp = None;
         }
         delivered
     }
@@ -1210,7 +1197,6 @@ impl Sender {
         if self.syn_seen || unseen <= 0 || unseen > MAX_UNSEEN_FLIGHT {
             return;
         }
-        self.captured_from = Some(self.una);
         let step = self.mss.max(536);
         let mut end = self.una;
         while end > ack {

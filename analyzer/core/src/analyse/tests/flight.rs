@@ -231,42 +231,6 @@ fn a_dsack_alone_is_no_reordering_seen() {
     assert_eq!(n.in_flight, 0);
 }
 
-#[test]
-fn a_hole_an_earlier_recoverys_resend_filled_is_no_reordering() {
-    let mut t = at_sender();
-    let seg = |k: u32| 1 + (k - 1) * MSS; // segment k's first byte
-    for k in 1..=6 {
-        t.seg(41_000, A).data(seg(k), MSS).ts(41, 1).send();
-    }
-    // Segment 2 is lost: B SACKs 3–6, A resends 2 (its first resend: TSval 81) and sends 7–10.
-    t.seg(81_000, B).rel_ack(seg(2)).sack(&[(seg(3), seg(7))]).ts(500, 41).send();
-    t.seg(81_100, A).data(seg(2), MSS).ts(81, 500).send();
-    for k in 7..=10 {
-        t.seg(82_000, A).data(seg(k), MSS).ts(82, 500).send();
-    }
-    // 7 is lost too: resent at 100 ms, still inside the first recovery.
-    t.seg(100_000, B).rel_ack(seg(2)).sack(&[(seg(3), seg(7)), (seg(8), seg(11))]).ts(520, 41).send();
-    t.seg(100_100, A).data(seg(7), MSS).ts(100, 520).send();
-    for k in 11..=14 {
-        t.seg(101_000, A).data(seg(k), MSS).ts(101, 520).send();
-    }
-    // The resent 2 arrives: the first recovery ends with the resent 7 outstanding. 11 is
-    // missing, SACKed past: a second recovery begins with its resend (TSval 121).
-    t.seg(121_000, B).rel_ack(seg(7)).sack(&[(seg(8), seg(11)), (seg(12), seg(15))]).ts(540, 81).send();
-    t.seg(121_100, A).data(seg(11), MSS).ts(121, 540).send();
-    // The resent 7 fills its hole, echoing TSval 100: older than the second recovery's first
-    // resend, not than the first one still outstanding (Linux's retrans_stamp). A resend
-    // filled it, not a late original: no reordering.
-    t.seg(140_000, B).rel_ack(seg(11)).sack(&[(seg(12), seg(15))]).ts(560, 100).send();
-    for k in 15..=18 {
-        t.seg(140_100, A).data(seg(k), MSS).ts(140, 560).send();
-    }
-    // 15 is missing with 16–18 SACKed: with no reordering seen, DupThresh marks it lost at
-    // once (RACK would still give it a reordering window).
-    let n = t.seg(180_000, B).rel_ack(seg(15)).sack(&[(seg(16), seg(19))]).ts(580, 121).send();
-    assert_eq!((n.unacked, n.sacked, n.in_flight), (4 * MSS as u64, 3 * MSS as u64, 0));
-}
-
 /// A capture begun mid-transfer at A, whose writer sends one segment `wait_us` after each
 /// ACK and never at once; B's ACK echoes each segment `ack_us` after it passes. Returns the
 /// notes of the last segment.
@@ -335,26 +299,6 @@ fn a_capture_begun_mid_stream_counts_what_was_sent_before_it_as_in_flight() {
     assert_eq!(n.in_flight, 7 * MSS as u64);
     // Their send times are unknown: no RTT sample from them.
     assert_eq!(n.rtt_ns, None);
-}
-
-#[test]
-fn a_hole_below_a_mid_stream_captures_first_byte_filled_unseen_is_no_reordering() {
-    let mut t = Trace::new();
-    let seg = |k: u32| 1 + (k - 1) * MSS;
-    for k in 11..=14 {
-        t.seg(k as i64 - 11, A).data(seg(k), MSS).send();
-    }
-    // B misses segments 1–2, sent before the capture began, and SACKs 3–14.
-    t.seg(1_000, B).rel_ack(seg(1)).sack(&[(seg(3), seg(15))]).send();
-    // The hole fills with no resend captured: A may have resent them before the capture.
-    t.seg(2_000, B).rel_ack(seg(15)).send();
-    for k in 15..=18 {
-        t.seg(3_000 + k as i64 - 15, A).data(seg(k), MSS).send();
-    }
-    // 15 is missing with 16–18 SACKed: no reordering proven, so DupThresh marks it lost
-    // at once (with reordering seen RACK would wait min RTT / 4 longer).
-    let n = t.seg(45_000, B).rel_ack(seg(15)).sack(&[(seg(16), seg(19))]).send();
-    assert_eq!((n.unacked, n.sacked, n.in_flight), (4 * MSS as u64, 3 * MSS as u64, 0));
 }
 
 #[test]
