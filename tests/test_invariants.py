@@ -35,12 +35,17 @@ def check(a: tcpdiag.Analysis) -> list[str]:
             bad.append(f"{where}: a share outside [0, 1]: {shares}")
         if sum(shares) > 1.0 + 1e-6:
             bad.append(f"{where}: busy shares sum to {sum(shares):.3f}")
-        for f in findings.get(s, []):
+        for rank, f in enumerate(findings.get(s, [])):
             if not 0.0 <= f["share"] <= 1.0:
                 bad.append(f"{where}: {f['id']} explains {f['share']:.2f} of the time")
             values = {v["name"]: v["number"] for v in f["values"]}
             if f["id"] == "sndbuf_limited" and values.get("rwnd") is not None and values["flight"] >= values["rwnd"]:
                 bad.append(f"{where}: a flight said to be below a window it is not under ({f['message']})")
+            # A secondary finding only with its own evidence.
+            if rank > 0 and f["id"] == "loss_limited" and not values.get("loss"):
+                bad.append(f"{where}: also loss_limited with no genuine loss ({f['message']})")
+            if rank > 0 and f["id"] == "reorder_limited" and not values.get("spurious"):
+                bad.append(f"{where}: also reorder_limited without a spurious retransmission")
         ceiling = row["ceiling_bps"]
         if ceiling is not None and row["goodput_bps"] > NOISE * ceiling:
             bad.append(f"{where}: goodput {row['goodput_bps']:.0f} bit/s above its own ceiling {ceiling:.0f}")
@@ -50,12 +55,6 @@ def check(a: tcpdiag.Analysis) -> list[str]:
             bad.append(f"{where}: ceiling arithmetic for a flow the path did not limit ({row['verdict']})")
         if row["verdict"] != "not_limited" and row["ceiling_rtt_ms"] is None and row["ceiling_bps"] is not None:
             bad.append(f"{where}: a ceiling without an end-to-end RTT")
-        for f in findings.get(s, [])[1:]:
-            values = {v["name"]: v["number"] for v in f["values"]}
-            if f["id"] == "loss_limited" and not values.get("loss"):
-                bad.append(f"{where}: also loss_limited with no genuine loss ({f['message']})")
-            if f["id"] == "reorder_limited" and not values.get("spurious"):
-                bad.append(f"{where}: also reorder_limited without a spurious retransmission")
     return bad
 
 
