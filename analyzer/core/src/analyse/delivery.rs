@@ -11,7 +11,10 @@
 //! everything above it) delivers at its own rate in every 16-ACK stretch, so that
 //! percentile is its rate, not the link's. Its ACKs still come in pairs spaced by the
 //! bottleneck: each ACK's bytes over the gap since the previous one (a packet pair) sit in
-//! a cluster at the link's rate. A clearly faster cluster of those wins.
+//! a cluster at the link's rate. A clearly faster cluster of those wins. On a fast link a
+//! pair's gap is too short to time (below `MIN_SPAN_NS`); a train of such ACKs — a burst
+//! of a small window or send buffer leaving the bottleneck back to back — is timed instead
+//! once it spans that long.
 
 /// ACK events a rate sample spans: enough to smooth delayed and stretch ACKs.
 const SPAN_EVENTS: usize = 16;
@@ -42,6 +45,8 @@ struct Meter {
     /// flow first came near a rate, and how much it had delivered by then.
     climbs: Vec<(u16, i64, u64)>,
     last: (i64, u64),
+    /// Where the current train of ACKs less than `MIN_SPAN_NS` apart began.
+    train: (i64, u64),
 }
 
 /// Allocated at the first delivery: flows that carry no data cost one pointer.
@@ -67,12 +72,21 @@ impl DeliveryRate {
                 pair_samples: 0,
                 climbs: Vec::new(),
                 last: (ts, delivered),
+                train: (ts, delivered),
             })
         });
         let (t_prev, d_prev) = m.last;
-        if ts - t_prev >= MIN_SPAN_NS && delivered > d_prev && !app_limited {
-            m.pair_bins[bin_of((delivered - d_prev) as f64 * 8e9 / (ts - t_prev) as f64)] += 1;
-            m.pair_samples += 1;
+        // A gap long enough to time is a pair of its own and starts a train; shorter ones
+        // are timed together once the train spans that long.
+        let (t0, d0) = if ts - t_prev >= MIN_SPAN_NS { (t_prev, d_prev) } else { m.train };
+        if app_limited {
+            m.train = (ts, delivered);
+        } else if ts - t0 >= MIN_SPAN_NS {
+            if delivered > d0 {
+                m.pair_bins[bin_of((delivered - d0) as f64 * 8e9 / (ts - t0) as f64)] += 1;
+                m.pair_samples += 1;
+            }
+            m.train = (ts, delivered);
         }
         if m.filled && !app_limited {
             let (t0, d0) = m.ring[m.next];
@@ -279,6 +293,24 @@ mod tests {
         assert!(spans < 7e6, "{spans}"); // the flow's own rate
         let cap = r.capacity_bps(0.9).unwrap();
         assert!((20e6..23.5e6).contains(&cap), "{cap}");
+    }
+
+    #[test]
+    fn a_send_buffer_s_bursts_on_a_fast_link_show_it_in_ack_trains() {
+        // 191 Mbit/s link, 7.4 ms RTT, a 16 KB send buffer: one burst a round, its ACKs
+        // (one per two segments) 121 µs apart, too close to time one by one.
+        let mut r = DeliveryRate::default();
+        let mut d = 0u64;
+        for round in 0..300i64 {
+            for k in 0..6i64 {
+                d += 2896;
+                r.on_delivered(round * 7_400_000 + k * 121_300, d, false);
+            }
+        }
+        let spans = r.percentile_bps(0.9).unwrap();
+        assert!(spans < 30e6, "{spans}"); // the flow's own rate
+        let cap = r.capacity_bps(0.9).unwrap();
+        assert!((180e6..205e6).contains(&cap), "{cap}");
     }
 
     #[test]
