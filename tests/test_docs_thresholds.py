@@ -110,7 +110,11 @@ PHRASES = [
      [("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
     ("verdicts.md", "paused at least {0} times, idle at least {1} % of the transfer and never more than {2} of it",
      [("APP_PAUSES", word), ("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
+    ("engine.md", "after new data from its peer at least {0} times", [("APP_ANSWERS", word)]),
+    ("verdicts.md", "it resumed after a request (new data from the peer since its own last) at least {0} times",
+     [("APP_ANSWERS", word)]),
     # findings.md is generated from catalogue/findings.toml, whose doc text states them too.
+    ("findings.md", "it resumed after new data from its peer (a request) at least {0} times", [("APP_ANSWERS", word)]),
     ("findings.md", "nothing outstanding for {0} ms or more, no request from the peer) at least {1}, idle at least {2} % of the transfer and never more than {3} of it without a pause",
      [("MIN_PAUSE_NS", ms), ("APP_PAUSES", twice), ("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
 ]

@@ -34,7 +34,7 @@ VERDICT_IDS = {
     "rwnd-limited:no-window-scaling": "wscale_missing",
     "rwnd-limited:zero-window": "zero_window_stall",
     "sndbuf-limited": "sndbuf_limited",
-    "app-limited": "app_limited",
+    "app-limited": "app_slow_writer",  # the sample's writer pauses on its own clock
     "reorder-limited": "reorder_limited",
     "loss-limited": "loss_limited",
     "slow-start-overshoot": "slow_start_overshoot",

@@ -51,7 +51,7 @@ def check(a: tcpdiag.Analysis) -> list[str]:
             bad.append(f"{where}: goodput {row['goodput_bps']:.0f} bit/s above its own ceiling {ceiling:.0f}")
         if row["ceiling_min_rtt_ms"] is not None and not row["ceiling_min_rtt_ms"] > 0:
             bad.append(f"{where}: a ceiling from a round trip of {row['ceiling_min_rtt_ms']} ms")
-        if row["verdict"] in ("not_limited", "app_limited") and row["ceiling_lines"]:
+        if row["verdict"] in ("not_limited", "app_limited", "app_request_response", "app_slow_writer") and row["ceiling_lines"]:
             bad.append(f"{where}: ceiling arithmetic for a flow the path did not limit ({row['verdict']})")
         if row["verdict"] != "not_limited" and row["ceiling_rtt_ms"] is None and row["ceiling_bps"] is not None:
             bad.append(f"{where}: a ceiling without an end-to-end RTT")

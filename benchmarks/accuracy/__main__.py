@@ -115,8 +115,11 @@ def main(argv=None) -> int:
     if a.before:
         with open(a.before) as f:
             old = json.load(f)
+        # Its remedy sub-types over today's families (an older file may have counted fewer).
+        before = dict(old["summary"], remedy_subtype=score.remedy_subtype(
+            [c for c in old["cases"] if c["kernel"]["clear"]]))
         doc["before"] = {"engine": old["engine"], "file": os.path.relpath(a.before, ROOT),
-                         "summary": old["summary"]}
+                         "summary": before}
     out = a.json or os.path.join(ROOT, "benchmarks", "results",
                                  f"accuracy-{today}-{a.seeds.replace(',', '_')}.json")
     with open(out, "w") as f:  # everything but the cases first, then one case per line

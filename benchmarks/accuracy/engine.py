@@ -34,6 +34,8 @@ ENGINE_LABELS = {
     "rwnd_slow_reader": ("rwnd-limited", "slow_reader"),  # "the receiving application ..."
     "sndbuf_limited": ("sndbuf-limited", None),
     "app_limited": ("app-limited", None),
+    "app_request_response": ("app-limited", "request_response"),  # "pipeline them ..."
+    "app_slow_writer": ("app-limited", "periodic"),  # "find what its writes wait on"
     "reorder_limited": ("reorder-limited", None),
     "loss_limited": ("loss-limited", None),
     "slow_start_overshoot": ("slow-start-overshoot", None),

@@ -99,7 +99,7 @@ def markdown(doc: dict) -> str:
                  f"{x['runs_median_within']}/{x['runs']} runs within | "
                  f"{_ok(x['pooled_median_error'] <= CWND_TARGET)} |")
     r = s["remedy_subtype"]
-    L.append(f"| remedy sub-type right (rwnd, sndbuf) | {_pct(r['accuracy'])} "
+    L.append(f"| remedy sub-type right ({', '.join(f.split('-')[0] for f in r['families'])}) | {_pct(r['accuracy'])} "
              f"({r['right']}/{r['n']}) | — |")
     for fam, x in sorted(r.get("by_family", {}).items()):
         L.append(f"| — of which {fam} (engine named a sub-type in {x['named']}) | "
@@ -124,13 +124,15 @@ def markdown(doc: dict) -> str:
                  f"{_pct(a['inferred_vantage_right'])} |")
     for k, m in s["matrices"].items():
         L += ["", f"### Confusion matrix: {k}", ""] + _matrix(m)
-    L += ["", "## Remedy sub-types (rwnd-limited, sndbuf-limited)", "",
+    L += ["", f"## Remedy sub-types ({', '.join(r['families'])})", "",
           "The engine names no sub-type for a send-buffer limit: a capture shows the level "
           "the buffer held the flight at, not which setting put it there (SO_SNDBUF fixes the "
           "buffer; net.ipv4.tcp_wmem's maximum stops autotuning, which otherwise keeps the "
           "buffer well above the congestion window, at a level just as flat), so its remedy "
           "names both. A window's sub-types show in the capture (a window that never grew, "
-          "one that grew and stopped, a missing scale, a reader's backlog).", "",
+          "one that grew and stopped, a missing scale, a reader's backlog), and so does an "
+          "application's: whether the sender's bursts answered new data from its peer (a "
+          "request loop) or left on its own writer's clock.", "",
           "| kernel label | right | of |", "|---|---:|---:|"]
     for k, x in r["by_kernel_subtype"].items():
         L.append(f"| {k} | {x['right']} | {x['n']} |")

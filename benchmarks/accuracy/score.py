@@ -18,7 +18,7 @@ from samples.generate import label
 VANTAGES = ("sender", "receiver", "middle")
 FAMILIES = ["rwnd-limited", "sndbuf-limited", "app-limited", "reorder-limited",
             "slow-start-overshoot", "loss-limited", "bandwidth-limited"]
-REMEDY_FAMILIES = ("rwnd-limited", "sndbuf-limited")  # where the remedy hangs on the sub-type
+REMEDY_FAMILIES = ("rwnd-limited", "sndbuf-limited", "app-limited")  # the remedy hangs on the sub-type
 SHARE_TOLERANCE = 0.10
 FLIGHT_TARGET = 0.99
 CWND_TARGET = 0.10
@@ -146,16 +146,7 @@ def summarise(cases: list[dict], runs: dict) -> dict:
                 out["by_vantage"][key]["inferred_vantage_right"] = round(
                     sum(c["engine"]["vantage"] == v for c in mine) / len(mine), 4)
                 out["matrices"][key] = matrix(mine)
-    sub = [c for c in clear if c["kernel"]["primary"] in REMEDY_FAMILIES]
-    out["remedy_subtype"] = {
-        "n": len(sub), "right": sum(bool(c["subtype_right"]) for c in sub),
-        "accuracy": round(sum(bool(c["subtype_right"]) for c in sub) / len(sub), 4) if sub
-        else None,
-        "by_kernel_subtype": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g)}
-                              for k, g in _group(sub, lambda c: c["kernel"]["label"]).items()},
-        "by_family": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g),
-                          "named": sum(c["engine"]["subtype"] is not None for c in g)}
-                      for k, g in _group(sub, lambda c: c["kernel"]["primary"]).items()}}
+    out["remedy_subtype"] = remedy_subtype(clear)
     snd = [c for c in cases if c["vantage"] == "sender"]
     for name in ("rwnd", "sndbuf", "rwnd_vs_label"):
         key = f"{name}_share_error" if name != "rwnd_vs_label" else "rwnd_share_error_vs_label"
@@ -208,6 +199,22 @@ def summarise(cases: list[dict], runs: dict) -> dict:
                            "runs_median_within": sum(m <= CWND_TARGET for m in meds),
                            "median_of_run_medians": round(float(np.median(meds)), 4)}
     return out
+
+
+def remedy_subtype(clear: list[dict]) -> dict:
+    """How often the remedy's sub-type was right, over clear cases of REMEDY_FAMILIES (also
+    recomputed for a --before file, so both sides count the same families)."""
+    sub = [c for c in clear if c["kernel"]["primary"] in REMEDY_FAMILIES]
+    right = sum(bool(c["subtype_right"]) for c in sub)
+    return {
+        "families": list(REMEDY_FAMILIES),
+        "n": len(sub), "right": right,
+        "accuracy": round(right / len(sub), 4) if sub else None,
+        "by_kernel_subtype": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g)}
+                              for k, g in _group(sub, lambda c: c["kernel"]["label"]).items()},
+        "by_family": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g),
+                          "named": sum(c["engine"]["subtype"] is not None for c in g)}
+                      for k, g in _group(sub, lambda c: c["kernel"]["primary"]).items()}}
 
 
 def _group(items, key) -> dict:

@@ -22,6 +22,8 @@ pub enum FindingId {
     RwndSlowReader,
     SndbufLimited,
     AppLimited,
+    AppRequestResponse,
+    AppSlowWriter,
     ReorderLimited,
     LossLimited,
     SlowStartOvershoot,
@@ -84,7 +86,7 @@ pub struct Entry {
     pub remedy: &'static str,
 }
 
-pub static ENTRIES: [Entry; 43] = [
+pub static ENTRIES: [Entry; 45] = [
     Entry {
         id: "retransmission",
         field: "tcpdiag.analysis.retransmission",
@@ -246,6 +248,24 @@ pub static ENTRIES: [Entry; 43] = [
         scope: Scope::Flow,
         message: "Application limited {share} of the time: the sender had nothing more to send while both windows had room for more than the {flight} it kept in flight; pauses with all it sent acknowledged: {pauses}",
         remedy: "The sending application does not keep the socket full: write larger chunks, pipeline requests, or check what it waits on",
+    },
+    Entry {
+        id: "app_request_response",
+        field: "tcpdiag.verdict.app_request_response",
+        group: "sequence",
+        severity: Severity::Note,
+        scope: Scope::Flow,
+        message: "Application limited {share} of the time, answering its peer: {answers} bursts of data each sent after a request from the peer, every exchange at least a round trip ({rtt}); pauses with all it sent acknowledged and nothing asked: {pauses}",
+        remedy: "The sender waits for its peer's requests: pipeline them (several outstanding at once), batch small ones into larger requests, or move more data per response",
+    },
+    Entry {
+        id: "app_slow_writer",
+        field: "tcpdiag.verdict.app_slow_writer",
+        group: "sequence",
+        severity: Severity::Note,
+        scope: Scope::Flow,
+        message: "Application limited {share} of the time: the sender's application wrote {rate} with nothing asked of it by the peer, while both windows had room for more than the {flight} it kept in flight; pauses with all it sent acknowledged: {pauses}",
+        remedy: "The sending application produces data slower than the path carries it: find what its writes wait on (a timer, disk, CPU, an upstream source) or write more per call",
     },
     Entry {
         id: "reorder_limited",
@@ -475,7 +495,7 @@ pub static ENTRIES: [Entry; 43] = [
 ];
 
 impl FindingId {
-    pub const ALL: [FindingId; 43] = [
+    pub const ALL: [FindingId; 45] = [
         FindingId::Retransmission,
         FindingId::SpuriousRetransmission,
         FindingId::Dsack,
@@ -494,6 +514,8 @@ impl FindingId {
         FindingId::RwndSlowReader,
         FindingId::SndbufLimited,
         FindingId::AppLimited,
+        FindingId::AppRequestResponse,
+        FindingId::AppSlowWriter,
         FindingId::ReorderLimited,
         FindingId::LossLimited,
         FindingId::SlowStartOvershoot,

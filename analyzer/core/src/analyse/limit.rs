@@ -132,6 +132,9 @@ pub struct LimitTracker {
     pub pauses: Pauses,
     /// When the peer last sent new data (a request this sender may answer).
     peer_data_ns: i64,
+    /// Bursts of new data sent after new data from the peer that came since this side's
+    /// own last: answers to requests (a request loop's count; a bulk download's one).
+    pub answers: u32,
     /// Whether the newest data seen, and the data before it, ended a write; when the
     /// newest came.
     tail_last: bool,
@@ -306,6 +309,7 @@ impl LimitTracker {
 
     /// New data of this direction was seen at `ts`; `ends_write`: it was a write's short tail.
     pub fn data_seen(&mut self, ends_write: bool, ts: i64) {
+        self.answers += (self.peer_data_ns > self.data_ns) as u32;
         self.since_data = Default::default();
         self.tail_before = self.tail_last;
         self.tail_last = ends_write;

@@ -193,6 +193,11 @@ const NEAR_CAPACITY: f64 = 0.8;
 const APP_PAUSES: u32 = 2;
 const APP_IDLE_SHARE: f64 = 0.1;
 const APP_RUN_SHARE: f64 = 0.5;
+/// Who set an application's pace: its peer's requests when the sender answered new data
+/// from the peer at least `APP_ANSWERS` times and at least as often as it paused with
+/// nothing asked; its own writes when it answered at most once (a download's one request)
+/// or paused unasked at least twice as often as it answered. Between the two: not told.
+const APP_ANSWERS: u32 = 3;
 /// Limit states below this share are left out of the time line.
 const SHOWN_SHARE: f64 = 0.005;
 
@@ -532,15 +537,21 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         && idle as f64 >= APP_IDLE_SHARE * transfer as f64
         && pauses.longest_run_ns(start, end) as f64 <= APP_RUN_SHARE * transfer as f64;
     if app_share >= MIN_SHARE || app_paced {
+        let answers = lim.answers;
+        let (id, mut values) = if answers >= APP_ANSWERS && answers >= pauses.count {
+            (FindingId::AppRequestResponse, vec![("answers", Value::Int(answers as i64)), ("rtt", rtt.clone())])
+        } else if answers <= 1 || pauses.count >= 2 * answers {
+            (FindingId::AppSlowWriter, vec![("rate", Value::Rate(goodput)), ("flight", Value::Bytes(flight))])
+        } else {
+            (FindingId::AppLimited, vec![("flight", Value::Bytes(flight))])
+        };
+        values.insert(0, ("share", Value::Share(app_share)));
+        values.push(("pauses", Value::Int(pauses.count as i64)));
         f.push(Finding::new(
-            FindingId::AppLimited,
+            id,
             app_share,
             vec![lim.first_frame[LimitState::App as usize].max(lim.first_frame[LimitState::Idle as usize])],
-            vec![
-                ("share", Value::Share(app_share)),
-                ("pauses", Value::Int(pauses.count as i64)),
-                ("flight", Value::Bytes(flight)),
-            ],
+            values,
         ));
     }
     // On a full link a flat flight is the path's too (the send-buffer finding above).
@@ -575,7 +586,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // application does between transfers; then an application that paced the transfer,
     // whatever slowed its bursts.
     let rank = |x: &Finding| {
-        let paced = app_paced && x.id == FindingId::AppLimited;
+        let paced = app_paced && matches!(x.id, FindingId::AppLimited | FindingId::AppRequestResponse | FindingId::AppSlowWriter);
         let window = matches!(
             x.id,
             FindingId::WscaleMissing

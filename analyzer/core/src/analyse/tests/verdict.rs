@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::analyse::catalogue::FindingId;
+use crate::analyse::finding::Value;
 
 /// Reno in congestion avoidance over a 40 ms path it does not fill: each ACK releases a
 /// segment, each round adds one. Segment `lost` (if any) is dropped: the segments after it
@@ -272,8 +273,45 @@ fn a_writer_whose_every_chunk_is_delivered_before_the_next_is_application_limite
     // Idle 0.4 s of 2.8 (0.14 of the time): its losses and its window's regrowth held each
     // chunk back, never the transfer.
     let v = chunks_every_second(700, false);
-    assert_eq!(v.findings[0].id, FindingId::AppLimited, "{:?}", v.findings);
+    assert_eq!(v.findings[0].id, FindingId::AppSlowWriter, "{:?}", v.findings);
     assert!(v.findings.iter().any(|f| f.id == FindingId::LossLimited), "{:?}", v.findings);
+}
+
+/// Six bursts from A over a 40 ms path, each five segments and a 700 B tail, acknowledged
+/// 40 ms later and followed 50 ms after that by the next. With `asked`, B sends a 100 B
+/// request just before each burst (a server answering); without, A writes on its own clock.
+fn six_bursts(asked: bool) -> FlowVerdict {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let (mut at, mut top, mut request) = (41_000, 1, 1);
+    for _ in 0..6 {
+        if asked {
+            t.seg(at, B).rel_seq(request).rel_ack(top).len(100).send();
+            request += 100;
+        }
+        for k in 0..5 {
+            t.seg(at + 100 + k as i64 * 10, A).data(top + k * MSS, MSS).send();
+        }
+        t.seg(at + 160, A).data(top + 5 * MSS, 700).send();
+        top += 5 * MSS + 700;
+        t.seg(at + 40_200, B).rel_seq(request).rel_ack(top).send();
+        at += 90_000;
+    }
+    t.verdict()
+}
+
+#[test]
+fn bursts_each_sent_after_a_request_from_the_peer_are_answers() {
+    let v = six_bursts(true);
+    assert_eq!(v.findings[0].id, FindingId::AppRequestResponse, "{:?}", v.findings);
+    assert_eq!(v.findings[0].value("answers"), Some(&Value::Int(6)));
+}
+
+#[test]
+fn the_same_bursts_nobody_asked_for_are_the_writers_own() {
+    let v = six_bursts(false);
+    assert_eq!(v.findings[0].id, FindingId::AppSlowWriter, "{:?}", v.findings);
+    assert_eq!(v.findings[0].value("pauses"), Some(&Value::Int(5)), "one between each two bursts");
 }
 
 #[test]
