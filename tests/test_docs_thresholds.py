@@ -61,8 +61,8 @@ def half(x: float) -> str:
 PHRASES = [
     ("verdicts.md", "{0}th percentile of the delivery rate over {1:g} ACKs",
      [("CAPACITY_PERCENTILE", pct), ("SPAN_EVENTS", float)]),
-    ("verdicts.md", "at least {0}× faster and holds ≥ {1} % of those samples",
-     [("PAIR_FASTER", times), ("PAIR_MIN_SHARE", pct)]),
+    ("verdicts.md", "where it holds ≥ {0} % of those samples and is at least {1}× that percentile",
+     [("PAIR_MIN_SHARE", pct), ("PAIR_FLOOR", times)]),
     ("verdicts.md", "first came within {0} % of that rate, delivered ≥ {1} % of it",
      [("NEAR_CAPACITY", pct), ("FULL_LINK", pct)]),
     ("verdicts.md", "mean RTT ≥ {0}× its minimum", [("QUEUE_SIGN", times)]),

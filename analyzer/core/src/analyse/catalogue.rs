@@ -300,7 +300,7 @@ pub static ENTRIES: [Entry; 45] = [
         group: "sequence",
         severity: Severity::Note,
         scope: Scope::Flow,
-        message: "Bandwidth limited: {throughput} through the bottleneck once past slow start (resent bytes included), {busy} of its {capacity}; {flight} in flight, RTT {min_rtt} at best, {rtt} on average",
+        message: "Bandwidth limited: {throughput} through the bottleneck once past slow start (spurious resends included), {busy} of its {capacity}; {flight} in flight, RTT {min_rtt} at best, {rtt} on average",
         remedy: "The path is full: more throughput needs more bandwidth; where the RTT grew well above its minimum, the standing queue adds latency (consider BBR or AQM)",
     },
     Entry {

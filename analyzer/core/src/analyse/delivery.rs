@@ -11,7 +11,9 @@
 //! everything above it) delivers at its own rate in every 16-ACK stretch, so that
 //! percentile is its rate, not the link's. Its ACKs still come in pairs spaced by the
 //! bottleneck: each ACK's bytes over the gap since the previous one (a packet pair) sit in
-//! a cluster at the link's rate. A clearly faster cluster of those wins. On a fast link a
+//! a cluster at the link's rate. That cluster is the capacity wherever it shows: the
+//! percentile runs high with ACK jitter on a full link and low where the flow left the
+//! link idle between bursts, while a pair times one serialisation. On a fast link a
 //! pair's gap is too short to time (below `MIN_SPAN_NS`); a train of such ACKs — a burst
 //! of a small window or send buffer leaving the bottleneck back to back — is timed instead
 //! once it spans that long.
@@ -25,11 +27,11 @@ const BINS_PER_OCTAVE: f64 = 8.0;
 const BINS: usize = 8 * 28;
 const FLOOR_BPS: f64 = 1e3;
 /// A cluster of packet-pair samples believed as the link's rate: this many samples and
-/// this share of them, and this much faster than the 16-ACK percentile (closer is that
-/// same rate seen with ACK-timing jitter).
+/// this share of them, and no slower than this share of the 16-ACK percentile (a cluster
+/// well below it is the sender's own spacing, not the bottleneck's).
 const PAIR_MIN_SAMPLES: u32 = 16;
 const PAIR_MIN_SHARE: f64 = 0.1;
-const PAIR_FASTER: f64 = 1.25;
+const PAIR_FLOOR: f64 = 0.8;
 
 #[derive(Debug, Clone)]
 struct Meter {
@@ -121,14 +123,14 @@ impl DeliveryRate {
         None
     }
 
-    /// The bottleneck's rate: the `q` percentile of the 16-ACK samples, or the densest
-    /// cluster of packet-pair samples when that is clearly faster.
+    /// The bottleneck's rate: the densest cluster of packet-pair samples, unless it is
+    /// well below the `q` percentile of the 16-ACK samples (or there is none): then that
+    /// percentile.
     pub fn capacity_bps(&self, q: f64) -> Option<f64> {
         let spans = self.percentile_bps(q)?;
-        Some(
-            self.pair_cluster_bps(spans * PAIR_FASTER)
-                .map_or(spans, |p| p.max(spans)),
-        )
+        // Never below the rate half the stretches sustained: the link carried that, so a
+        // cluster under it times something else (the sender's own spacing).
+        Some(self.pair_cluster_bps(spans * PAIR_FLOOR).map_or(spans, |p| p.max(self.percentile_bps(0.5).unwrap_or(0.0))))
     }
 
     /// The middle of the densest three adjacent bins of packet-pair rates above `above`,

@@ -168,6 +168,8 @@ pub struct Sender {
     pub retrans_segments: u64,
     pub retrans_bytes: u64,
     pub spurious: u64,
+    /// Bytes of the retransmissions proven spurious: copies that crossed the path twice.
+    pub spurious_bytes: u64,
     pub dsacks: u64,
     pub reorder_events: u64,
     pub max_reorder: Reorder,
@@ -1255,6 +1257,7 @@ impl Sender {
             self.rto_lost = None;
         }
         self.spurious += 1;
+        self.spurious_bytes += rec.end.distance_from(rec.seq).max(0) as u64;
         if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
             recovery.spurious += 1;
         }

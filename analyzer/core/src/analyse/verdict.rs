@@ -436,8 +436,9 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         .and_then(|c| s.delivery.rate_since_near(c, NEAR_CAPACITY))
         .filter(|&(_, span)| span >= 0.3)
         .map_or(goodput, |(r, _)| r);
-    // The bottleneck carries every copy the sender sends through it, retransmissions too.
-    let carried_rate = steady_rate * (1.0 + s.retrans_bytes as f64 / s.data_bytes.max(1) as f64);
+    // The bottleneck carries every copy that crosses it: a spurious retransmission's data
+    // twice, a dropped copy never.
+    let carried_rate = steady_rate * (1.0 + s.spurious_bytes as f64 / s.data_bytes.max(1) as f64);
     let link_busy = v.capacity_bps.map(|c| (carried_rate / c).min(1.0));
     // A full bottleneck explains the flow's pace: its losses are tail drops, its
     // reordering and its slow start's end cost it nothing the path could have given.

@@ -50,3 +50,29 @@ fn a_sender_that_never_runs_out_shows_the_path() {
     // One segment a millisecond: 11.6 Mbit/s, within the histogram's bin.
     assert!((rate / 11.584e6 - 1.0).abs() < 0.1, "{rate}");
 }
+
+#[test]
+fn a_window_short_of_the_path_shows_the_link_in_its_pairs() {
+    // A window of 12 segments on a path of 14 ms at one segment a millisecond (11.6 Mbit/s):
+    // each round's ACKs come a millisecond apart, each releasing a segment, then the link
+    // sits idle 2 ms. Every 16-ACK stretch spans an idle gap (about 0.88 of the link); each
+    // ACK over the gap before it times the link itself.
+    let mut t = Trace::new();
+    t.handshake(20_000, 100, Some(7));
+    let mut sent = 0u32;
+    for k in 0..12u32 {
+        t.seg(30_000 + k as i64 * 10, A).data(1 + k * MSS, MSS).send();
+        sent += 1;
+    }
+    for round in 0..30i64 {
+        for i in 0..12i64 {
+            let at = 44_000 + round * 14_000 + i * 1_000;
+            let acked = (round * 12 + i + 1) as u32;
+            t.seg(at, B).rel_ack(1 + acked * MSS).send();
+            t.seg(at + 10, A).data(1 + sent * MSS, MSS).send();
+            sent += 1;
+        }
+    }
+    let rate = t.fs.senders[A].delivery.capacity_bps(0.9).expect("a rate");
+    assert!((rate / 11.584e6 - 1.0).abs() < 0.05, "{rate}");
+}
