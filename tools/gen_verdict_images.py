@@ -26,7 +26,7 @@ PICTURES = {
     "wscale_missing": ("wscale_off", "flight", None),
     "zero_window_stall": ("slow_reader", "flight", None),
     "sndbuf_limited": ("small_sndbuf", "flight", None),
-    "app_limited": ("app_limited", "flight", None),
+    "app_slow_writer": ("app_limited", "flight", None),
     "reorder_limited": ("reordering", "sequence", (0.10, 0.30)),
     "loss_limited": ("random_loss", "sequence", None),
     "slow_start_overshoot": ("shallow_buffer", "sequence", (0.05, 0.40)),
@@ -55,7 +55,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for verdict, (sample, kind, zoom) in PICTURES.items():
             a = tcpdiag.analyze(str(ROOT / "samples" / f"{sample}.sender.pcap.gz"))
-            fig = a.plot(0, kind)
+            fig = tcpdiag.plot(a, 0, kind)
             fig.update_layout(width=W, height=H, title=dict(text=f"{verdict}: samples/{sample} ({kind})"))
             if zoom:
                 from tcpdiag.report.packets import flow_packets
