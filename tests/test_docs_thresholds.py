@@ -110,6 +110,10 @@ PHRASES = [
      [("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
     ("verdicts.md", "paused at least {0} times, idle at least {1} % of the transfer and never more than {2} of it",
      [("APP_PAUSES", word), ("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
+    # tables.md is generated from emit/schema.rs, whose column text states these too.
+    ("tables.md", "the densest cluster of packet-pair rates at {0}× that or more",
+     [("PAIR_FLOOR", times)]),
+    ("tables.md", "over a train of ACKs closer than {0} µs", [("MIN_SPAN_NS", us)]),
     ("engine.md", "after new data from its peer at least {0} times", [("APP_ANSWERS", word)]),
     ("verdicts.md", "it resumed after a request (new data from the peer since its own last) at least {0} times",
      [("APP_ANSWERS", word)]),

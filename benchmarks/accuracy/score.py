@@ -205,14 +205,17 @@ def remedy_subtype(clear: list[dict]) -> dict:
     """How often the remedy's sub-type was right, over clear cases of REMEDY_FAMILIES (also
     recomputed for a --before file, so both sides count the same families)."""
     sub = [c for c in clear if c["kernel"]["primary"] in REMEDY_FAMILIES]
-    right = sum(bool(c["subtype_right"]) for c in sub)
+
+    def right(cases):
+        return sum(bool(c["subtype_right"]) for c in cases)
+
     return {
         "families": list(REMEDY_FAMILIES),
-        "n": len(sub), "right": right,
-        "accuracy": round(right / len(sub), 4) if sub else None,
-        "by_kernel_subtype": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g)}
+        "n": len(sub), "right": right(sub),
+        "accuracy": round(right(sub) / len(sub), 4) if sub else None,
+        "by_kernel_subtype": {k: {"n": len(g), "right": right(g)}
                               for k, g in _group(sub, lambda c: c["kernel"]["label"]).items()},
-        "by_family": {k: {"n": len(g), "right": sum(bool(c["subtype_right"]) for c in g),
+        "by_family": {k: {"n": len(g), "right": right(g),
                           "named": sum(c["engine"]["subtype"] is not None for c in g)}
                       for k, g in _group(sub, lambda c: c["kernel"]["primary"]).items()}}
 
