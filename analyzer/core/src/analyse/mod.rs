@@ -13,6 +13,7 @@ pub mod flow_state;
 pub mod limit;
 pub mod notes;
 pub mod pacing;
+pub mod reo_window;
 pub mod ring;
 pub mod rtt;
 pub mod scoreboard;

@@ -140,6 +140,7 @@ pub struct Sender {
     /// The least RACK reordering window the sender itself must have had: it delivered an
     /// original it never resent this long past RACK's RTT (see `note_reordering`).
     reo_floor_ns: i64,
+    reo: super::reo_window::ReoWindow,
     pub scoreboard: Scoreboard,
     /// Bytes cumulatively acknowledged (SND.UNA's progress), for the delivery rate.
     acked_total: u64,
@@ -307,11 +308,11 @@ impl Sender {
         unacked.saturating_sub(sacked + self.lost_bytes(now))
     }
 
-    /// RACK's reordering window (RFC 8985 §6.2): min_RTT/4, widened by one step per
-    /// D-SACK seen, or as wide as the sender showed its own to be; never above SRTT.
+    /// RACK's reordering window (RFC 8985 §6.2): min_RTT/4 in steps widened by D-SACKs
+    /// (`reo_window.rs`), or as wide as the sender showed its own to be; never above SRTT.
     pub fn reo_wnd_ns(&self) -> i64 {
         let base = self.rtt.min_ns.unwrap_or(0) / 4;
-        let widened = (base * (1 + self.dsacks.min(16) as i64)).max(self.reo_floor_ns);
+        let widened = (base * self.reo.steps() as i64).max(self.reo_floor_ns);
         widened.min(self.rtt.srtt_ns.unwrap_or(widened))
     }
 
@@ -965,6 +966,7 @@ impl Sender {
                 (l.0, r.0)
             };
             self.dsacks += 1;
+            self.reo.on_dsack();
             self.prove(l, r, Evidence::Dsack, notes);
             sack_blocks = &blocks[1..];
         }
@@ -1029,6 +1031,10 @@ impl Sender {
         }
         self.last_ack_window = seg.window;
         self.last_ack_ns = ts;
+        if let Some((sent, _)) = self.newest_delivered {
+            let lag = self.a2d_ns();
+            self.reo.on_delivery(sent, if lag >= AT_SENDER_NS { lag } else { 0 }, ts);
+        }
         if advanced || new_sack {
             self.snapshot(ts);
             // SACKed bytes leave the scoreboard as SND.UNA passes them: counted once.
@@ -1183,6 +1189,7 @@ impl Sender {
                 if ack >= rec.point {
                     rec.end_ns = Some(ts);
                     self.in_recovery = false;
+                    self.reo.on_recovery_end(rec.retransmissions > 0 && rec.spurious >= rec.retransmissions);
                 }
             }
         }
@@ -1342,7 +1349,10 @@ mod tests {
             let mut s = Sender { mss: 1000, una: SeqNumber(u32::MAX - 20_000), ..Default::default() };
             s.rtt.srtt_ns = Some(50_000_000);
             s.rtt.min_ns = Some(40_000_000);
-            s.dsacks = next(3) / 2;
+            if next(3) == 0 {
+                s.reo.on_dsack(); // a window widened by a step
+                s.reo.on_delivery(0, 0, 0);
+            }
             s.reord_seen = next(3) / 2;
             let n = 1 + next(60) as u32;
             for i in 0..n {

@@ -217,6 +217,35 @@ fn an_original_left_unresent_long_past_racks_rtt_widens_its_window() {
 }
 
 #[test]
+fn a_round_trip_of_dsacks_widens_racks_window_by_one_step() {
+    let mut t = at_sender();
+    // Reordering seen: segment 1 arrives after 2 and is never resent (RACK: min_RTT/4, 10 ms).
+    t.seg(41_000, A).data(1, MSS).send();
+    t.seg(41_001, A).data(1 + MSS, MSS).send();
+    t.seg(81_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS)]).send();
+    t.seg(82_000, B).rel_ack(1 + 2 * MSS).send();
+    // Segments 3–5 resent at once, needlessly: three D-SACKs in one round trip.
+    for k in 2..5 {
+        t.seg(83_000 + k as i64, A).data(1 + k * MSS, MSS).send();
+    }
+    for k in 2..5 {
+        t.seg(84_000 + k as i64, A).data(1 + k * MSS, MSS).send();
+    }
+    t.seg(100_000, A).data(1 + 5 * MSS, MSS).send(); // segment 6, dropped
+    t.seg(123_000, B).rel_ack(1 + 5 * MSS).send();
+    for k in 2..5 {
+        t.seg(123_100 + k as i64, B).rel_ack(1 + 5 * MSS).sack(&[(1 + k * MSS, 1 + (k + 1) * MSS)]).send();
+    }
+    t.seg(130_000, A).data(1 + 6 * MSS, MSS).send();
+    t.seg(130_001, A).data(1 + 7 * MSS, MSS).send();
+    // At 170 ms B SACKs 7–8 (sent at 130 ms: RACK's RTT 40 ms). Linux widened the window by
+    // one step for that round, to 20 ms: segment 6, sent 30 ms before them, is lost.
+    // (A step per D-SACK would make it 40 ms and keep 6 in flight.)
+    let n = t.seg(170_000, B).rel_ack(1 + 5 * MSS).sack(&[(1 + 6 * MSS, 1 + 8 * MSS)]).send();
+    assert_eq!((n.unacked, n.sacked, n.in_flight), (3 * MSS as u64, 2 * MSS as u64, 0));
+}
+
+#[test]
 fn a_dsack_alone_is_no_reordering_seen() {
     let mut t = at_sender();
     t.seg(41_000, A).data(1, MSS).send();
