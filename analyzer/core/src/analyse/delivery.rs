@@ -133,6 +133,12 @@ impl DeliveryRate {
         Some(self.pair_cluster_bps(spans * PAIR_FLOOR).map_or(spans, |p| p.max(self.percentile_bps(0.5).unwrap_or(0.0))))
     }
 
+    /// Whether packet pairs, not only stretches of ACKs, timed the capacity: the link's own
+    /// serialisation, which a sender pacing itself never shows.
+    pub fn capacity_from_pairs(&self, q: f64) -> bool {
+        self.percentile_bps(q).is_some_and(|spans| self.pair_cluster_bps(spans * PAIR_FLOOR).is_some())
+    }
+
     /// The middle of the densest three adjacent bins of packet-pair rates above `above`,
     /// weighted by their counts, if it holds enough samples to be a rate and not noise.
     fn pair_cluster_bps(&self, above: f64) -> Option<f64> {

@@ -453,7 +453,15 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // past (BBR). (A capture that starts mid-transfer may never see the queue's floor.)
     // Not when its flight also sat flat for long: a send buffer's plateau paces it too.
     let window_held = share(LimitState::Cwnd) >= CWND_HELD && share(LimitState::Sndbuf) < MIN_SHARE;
-    let link_full = link_busy.map_or(queue_full, |b| b >= FULL_LINK && (queue_signs || window_held));
+    // Away from the sender, where no flat flight can be told the congestion window's or the
+    // buffer's, in a capture begun mid-transfer (the RTT's floor unseen, so a standing
+    // queue shows no growth): a flight held flat most of the time on a link packet pairs
+    // timed is the link's when it ran that link full.
+    let flat_on_timed_link = vantage != Vantage::SenderSide
+        && fs.handshake.rtt_ns().is_none()
+        && s.delivery.capacity_from_pairs(CAPACITY_PERCENTILE)
+        && share(LimitState::Cwnd) + share(LimitState::Sndbuf) >= CWND_HELD;
+    let link_full = link_busy.map_or(queue_full, |b| b >= FULL_LINK && (queue_signs || window_held || flat_on_timed_link));
 
     // Retransmissions: spurious ones point at reordering, genuine ones at loss.
     let genuine = s.retrans_segments.saturating_sub(s.spurious);

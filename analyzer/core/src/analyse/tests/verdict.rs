@@ -3,6 +3,7 @@
 use super::*;
 use crate::analyse::catalogue::FindingId;
 use crate::analyse::finding::Value;
+use crate::analyse::vantage::Vantage;
 
 /// Reno in congestion avoidance over a 40 ms path it does not fill: each ACK releases a
 /// segment, each round adds one. Segment `lost` (if any) is dropped: the segments after it
@@ -324,4 +325,41 @@ fn pauses_a_request_ends_are_the_request_loops() {
 fn pauses_after_a_full_segment_may_be_a_lost_tails_timeout() {
     let v = chunks_every_second(MSS, false);
     assert_eq!(v.findings[0].id, FindingId::LossLimited, "{:?}", v.findings);
+}
+
+/// Bulk data held at a flat 14 segments on a link of one segment a millisecond: the first
+/// 14 leave a millisecond apart, then each ACK (14.5 ms after its segment) releases one.
+/// The link never idles and the round trip never grows: all a capture shows of a queue
+/// whose floor it may not have seen. `handshake`: the connection's opening is captured,
+/// its round trip the same 14.5 ms (no queue at all).
+fn flat_flight_on_a_full_link(handshake: bool, vantage: Vantage) -> FlowVerdict {
+    let mut t = Trace::new();
+    if handshake {
+        t.handshake(14_500, 100, Some(7));
+    }
+    let sent_at = |k: i64| 20_000 + k * 1_000 + if k >= 14 { 510 } else { 0 };
+    for k in 0..14 {
+        t.seg(sent_at(k), A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    for k in 0..400i64 {
+        t.seg(20_000 + (k + 14) * 1_000 + 500, B).rel_ack(1 + (k as u32 + 1) * MSS).send();
+        t.seg(sent_at(k + 14), A).data(1 + (k as u32 + 14) * MSS, MSS).send();
+    }
+    let summary = t.summary.clone().expect("segments");
+    judge(&t.fs, &summary, JudgeOptions { vantage: Some(vantage), target_bps: None })
+}
+
+#[test]
+fn away_from_the_sender_a_flat_flight_on_a_link_timed_full_mid_transfer_is_the_links() {
+    let v = flat_flight_on_a_full_link(false, Vantage::ReceiverSide);
+    assert_eq!(v.primary().id, FindingId::BandwidthLimited);
+}
+
+#[test]
+fn with_the_round_trips_floor_seen_and_no_queue_above_it_the_flat_flight_stays_the_buffers() {
+    let v = flat_flight_on_a_full_link(true, Vantage::ReceiverSide);
+    assert_eq!(v.primary().id, FindingId::SndbufLimited);
+    // At the sender its own departures tell a send buffer's plateau from a pacing clock's.
+    let v = flat_flight_on_a_full_link(false, Vantage::SenderSide);
+    assert_eq!(v.primary().id, FindingId::SndbufLimited);
 }
