@@ -552,9 +552,6 @@ impl LimitTracker {
         if rwnd == Some(0) {
             return LimitState::ZeroWindow;
         }
-        if s.in_recovery() {
-            return LimitState::Recovery;
-        }
         // RFC 9293 §3.8.6.2.1: usable window = SND.UNA + SND.WND − SND.NXT; less than one
         // segment left means the receiver's window stops the sender. Linux stops with less
         // than a unit left ([`DEFER_SEGMENTS`]), so under a window whose scale is known less
@@ -569,6 +566,12 @@ impl LimitTracker {
             if full && !inferred_window_unproven(unacked, w, window.peak, mss, window.inferred, s.at_sender()) {
                 return LimitState::Rwnd;
             }
+        }
+        // In loss recovery too (checked after the window, as Linux's tcp_write_xmit tests
+        // the receiver's window for new data whatever state the sender is in: a full window
+        // there runs its rwnd_limited chrono).
+        if s.in_recovery() {
+            return LimitState::Recovery;
         }
         if unacked == 0 {
             return LimitState::Idle;

@@ -19,6 +19,23 @@ fn a_full_receive_window_limits_the_sender() {
 }
 
 #[test]
+fn a_full_receive_window_in_loss_recovery_is_the_windows_time() {
+    // A window of 8 segments, all sent; segment 2 is lost. B acknowledges 1 and SACKs 3–5,
+    // A resends 2, then B SACKs 6–8: A is in recovery with nothing left the window allows.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(0));
+    t.seg(40_200, B).rel_ack(1).win(8 * MSS as u16).send();
+    for k in 0..8 {
+        t.seg(41_000 + k, A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    t.seg(81_000, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + 5 * MSS)]).win(8 * MSS as u16).send();
+    t.seg(81_100, A).data(1 + MSS, MSS).send();
+    let n = t.seg(82_000, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + 8 * MSS)]).win(8 * MSS as u16).send();
+    // Linux counts this in tcpi_rwnd_limited: new data waits on the window, not on recovery.
+    assert_eq!(n.limit, LimitState::Rwnd);
+}
+
+#[test]
 fn a_first_flight_sent_before_any_ack_is_not_a_send_buffer_plateau() {
     // Slow start's initial window, before any ACK could time a round: nothing was flat yet.
     let mut t = Trace::new();
