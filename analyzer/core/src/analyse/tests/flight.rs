@@ -184,14 +184,20 @@ fn three_holes_after(t: &mut Trace) -> PacketNotes {
     t.seg(139_000, B).rel_ack(1 + 2 * MSS).sack(&sacks).send()
 }
 
-#[test]
-fn a_hole_filled_by_its_original_gives_rack_a_reordering_window() {
+/// At the sender, segment 1 arrives after segment 2: SACKed first, then acknowledged at
+/// 82 ms with no resend — reordering seen (Linux reord_seen).
+fn one_original_late() -> Trace {
     let mut t = at_sender();
     t.seg(41_000, A).data(1, MSS).send();
-    // Segment 1 arrives after segment 2: SACKed first, then acknowledged with no resend.
     t.seg(41_001, A).data(1 + MSS, MSS).send();
     t.seg(81_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS)]).send();
     t.seg(82_000, B).rel_ack(1 + 2 * MSS).send();
+    t
+}
+
+#[test]
+fn a_hole_filled_by_its_original_gives_rack_a_reordering_window() {
+    let mut t = one_original_late();
     let n = three_holes_after(&mut t);
     // Reordering seen (Linux reord_seen): RACK waits min_RTT/4 = 10 ms past the RTT, so only
     // segment 3 (sent at 85 ms) is lost; 5 and 7 are still in flight.
@@ -218,12 +224,8 @@ fn an_original_left_unresent_long_past_racks_rtt_widens_its_window() {
 
 #[test]
 fn a_round_trip_of_dsacks_widens_racks_window_by_one_step() {
-    let mut t = at_sender();
-    // Reordering seen: segment 1 arrives after 2 and is never resent (RACK: min_RTT/4, 10 ms).
-    t.seg(41_000, A).data(1, MSS).send();
-    t.seg(41_001, A).data(1 + MSS, MSS).send();
-    t.seg(81_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS)]).send();
-    t.seg(82_000, B).rel_ack(1 + 2 * MSS).send();
+    // Reordering seen (RACK's window: min_RTT/4, 10 ms).
+    let mut t = one_original_late();
     // Segments 3–5 resent at once, needlessly: three D-SACKs in one round trip.
     for k in 2..5 {
         t.seg(83_000 + k as i64, A).data(1 + k * MSS, MSS).send();
