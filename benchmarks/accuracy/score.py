@@ -211,8 +211,8 @@ def remedy_subtype(clear: list[dict]) -> dict:
 
     return {
         "families": list(REMEDY_FAMILIES),
-        "n": len(sub), "right": right(sub),
-        "accuracy": round(right(sub) / len(sub), 4) if sub else None,
+        "n": len(sub), "right": (n_right := right(sub)),
+        "accuracy": round(n_right / len(sub), 4) if sub else None,
         "by_kernel_subtype": {k: {"n": len(g), "right": right(g)}
                               for k, g in _group(sub, lambda c: c["kernel"]["label"]).items()},
         "by_family": {k: {"n": len(g), "right": right(g),

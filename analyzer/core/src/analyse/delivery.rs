@@ -127,16 +127,24 @@ impl DeliveryRate {
     /// well below the `q` percentile of the 16-ACK samples (or there is none): then that
     /// percentile.
     pub fn capacity_bps(&self, q: f64) -> Option<f64> {
-        let spans = self.percentile_bps(q)?;
-        // Never below the rate half the stretches sustained: the link carried that, so a
-        // cluster under it times something else (the sender's own spacing).
-        Some(self.pair_cluster_bps(spans * PAIR_FLOOR).map_or(spans, |p| p.max(self.percentile_bps(0.5).unwrap_or(0.0))))
+        self.capacity(q).map(|(rate, _)| rate)
     }
 
     /// Whether packet pairs, not only stretches of ACKs, timed the capacity: the link's own
     /// serialisation, which a sender pacing itself never shows.
     pub fn capacity_from_pairs(&self, q: f64) -> bool {
-        self.percentile_bps(q).is_some_and(|spans| self.pair_cluster_bps(spans * PAIR_FLOOR).is_some())
+        self.capacity(q).is_some_and(|(_, pairs)| pairs)
+    }
+
+    /// The capacity, and whether a packet-pair cluster gave it.
+    fn capacity(&self, q: f64) -> Option<(f64, bool)> {
+        let spans = self.percentile_bps(q)?;
+        // Never below the rate half the stretches sustained: the link carried that, so a
+        // cluster under it times something else (the sender's own spacing).
+        Some(match self.pair_cluster_bps(spans * PAIR_FLOOR) {
+            Some(p) => (p.max(self.percentile_bps(0.5).unwrap_or(0.0)), true),
+            None => (spans, false),
+        })
     }
 
     /// The middle of the densest three adjacent bins of packet-pair rates above `above`,

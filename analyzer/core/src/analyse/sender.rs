@@ -362,8 +362,7 @@ impl Sender {
         if self.rack_xmit_ns.map_or(true, |x| x <= sent) {
             return; // nothing sent after it was delivered first: no RACK clock ran on it
         }
-        let lag = self.a2d_ns();
-        let waited = self.last_ack_ns - sent + if lag >= AT_SENDER_NS { lag } else { 0 };
+        let waited = self.last_ack_ns - sent + self.loop_lag_ns();
         self.reo_floor_ns = self.reo_floor_ns.max(waited - self.rack_rtt_ns);
     }
 
@@ -381,8 +380,7 @@ impl Sender {
     /// A delivered segment (cumulatively ACKed or newly SACKed) last sent at `xmit`. A
     /// retransmission delivered sooner than the path's minimum RTT was its original's.
     fn rack_advance(&mut self, xmit: i64, resent: bool, now: i64) {
-        let lag = self.a2d_ns();
-        let rtt = now - xmit + if lag >= AT_SENDER_NS { lag } else { 0 };
+        let rtt = now - xmit + self.loop_lag_ns();
         if resent && rtt < self.rtt.min_ns.unwrap_or(0) {
             return;
         }
@@ -673,8 +671,7 @@ impl Sender {
         self.a2d_hint_ns = Some(hint);
         self.refresh_lag();
         if let Some(part) = self.pending_syn_rtt.take() {
-            let lag = self.a2d_ns();
-            let r = part + if lag >= AT_SENDER_NS { lag } else { 0 };
+            let r = part + self.loop_lag_ns();
             self.rtt.sample(r);
             self.e2e.sample(r);
         }
@@ -684,6 +681,14 @@ impl Sender {
     #[inline]
     pub fn a2d_ns(&self) -> i64 {
         self.lag_ns
+    }
+
+    /// The part of a round trip the capture point does not see (ACK → data, away from the
+    /// sender); none at the sender, where that delay is its own processing.
+    #[inline]
+    fn loop_lag_ns(&self) -> i64 {
+        let lag = self.a2d_ns();
+        if lag >= AT_SENDER_NS { lag } else { 0 }
     }
 
     fn refresh_lag(&mut self) {
@@ -1032,8 +1037,7 @@ impl Sender {
         self.last_ack_window = seg.window;
         self.last_ack_ns = ts;
         if let Some((sent, _)) = self.newest_delivered {
-            let lag = self.a2d_ns();
-            self.reo.on_delivery(sent, if lag >= AT_SENDER_NS { lag } else { 0 }, ts);
+            self.reo.on_delivery(sent, self.loop_lag_ns(), ts);
         }
         if advanced || new_sack {
             self.snapshot(ts);
@@ -1170,8 +1174,7 @@ impl Sender {
         if let Some(r) = rtt_sample {
             // The capture point sees data → ACK; away from the sender the rest of the loop
             // is ACK → data (at the sender that delay is its own processing: left out).
-            let lag = self.a2d_ns();
-            let r = r + if lag >= AT_SENDER_NS { lag } else { 0 };
+            let r = r + self.loop_lag_ns();
             self.rtt.sample(r);
             if self.a2d.samples > 0 || self.a2d_hint_ns.is_some() {
                 self.e2e.sample(r);
