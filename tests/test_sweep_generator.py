@@ -267,6 +267,27 @@ def test_label_rule_table(change, expected):
     assert got["label"] == expected and got["clear"], got
 
 
+PERIODIC_SERVED = {"writer": "periodic", "offered_load_mbit": 20.3, "offered_share_of_capacity": 0.53,
+                   "offered_delivered_share": 0.97, "link_busy_share_after_slow_start": 0.53,
+                   "app_limited_sample_share": 0.03, "total_retrans": 28, "retransmissions_necessary": 28,
+                   "queue_drops_in_first_slow_start": 23, "drops_after_first_slow_start": 5}
+
+
+def test_a_periodic_writer_whose_load_came_out_of_a_backlog_was_held_by_tcp():
+    # cubic regrowing after a slow-start overshoot: the kernel flagged 3 % of samples app-limited
+    # and 90 KB (25 writes) waited unsent in nearly every sample; the load was delivered on average
+    got = label.label({**QUIET, **PERIODIC_SERVED, "writes_behind_share": 0.99}, SPEC, {})
+    assert got["label"] == "slow-start-overshoot" and got["clear"], got
+
+
+def test_a_periodic_writer_often_behind_is_not_clearly_the_limit():
+    served = label.label({**QUIET, **PERIODIC_SERVED, "writes_behind_share": 0.2}, SPEC, {})
+    assert served["label"] == "app-limited:periodic" and served["clear"], served
+    mixed = label.label({**QUIET, **PERIODIC_SERVED, "writes_behind_share": 0.45}, SPEC, {})
+    assert mixed["label"] == "app-limited:periodic" and not mixed["clear"]
+    assert "two writes ahead" in mixed["unclear_why"]
+
+
 def test_cwnd_limited_without_a_cause_is_given_as_not_clear():
     got = label.label({**QUIET, "link_busy_share_after_slow_start": 0.5}, SPEC, {})
     assert got["label"] == "undetermined" and not got["clear"]

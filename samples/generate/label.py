@@ -18,9 +18,12 @@ The rules (samples/sweep/SEEDS.md shows this text, generated from here):
            each burst, so a sender idling between short responses is rarely flagged)
   family   rwnd-limited if rwnd ≥ 0.5; else sndbuf-limited if sndbuf ≥ 0.5; else
            app-limited if app ≥ 0.5, or a periodic writer offered ≤ 0.8 of the link's
-           payload capacity and ≥ 90 % of its offered load was acknowledged while it wrote
-           (the generator's offered load; bbr's pacing hides it from the flag), and
-           sndbuf < 0.2; else the congestion window limited, and why (first that holds):
+           payload capacity, ≥ 90 % of its offered load was acknowledged while it wrote
+           (the generator's offered load; bbr's pacing hides it from the flag) and it was
+           ahead of TCP by more than two writes (unsent bytes) in under half of its writing
+           samples (not clear above 0.35: an average delivered from a backlog is TCP's
+           pace, not the writer's), and sndbuf < 0.2; else the congestion window limited,
+           and why (first that holds):
              reorder-limited   DSACKs for ≥ half the retransmissions, the emulator held data
                                back and more retransmissions were spurious than necessary,
                                link not full
@@ -138,6 +141,7 @@ def evidence(run: dict, start: int, end: int) -> dict:
                if rcv["inq"][i] > 2 * mss and rcv["inq"][i] >= rcv["rcv_wnd"][i]]
     rcv_app, snd_app = spec["receiver"]["app"], spec["sender"]["app"]
     offered = run["drawn"].get("offered_load_mbit")
+    chunk = snd_app.get("chunk", 0) if snd_app.get("mode") == "periodic" else 0
     capacity = spec["a2b"].get("rate_mbit", 0) * mss / snd["pmtu"][last] if snd["pmtu"][last] \
         else 0.0
     w = [i for i in idx if snd["t_ns"][i] <= run["write_end_ns"]]
@@ -184,6 +188,8 @@ def evidence(run: dict, start: int, end: int) -> dict:
         else None,
         "offered_delivered_share": round(acked * 8 / (offered * 1e6 * span_s), 3)
         if offered and span_s else None,
+        "writes_behind_share": _share(sum(snd["notsent_bytes"][i] > 2 * chunk for i in writing),
+                                      len(writing)) if chunk else None,
         "total_retrans": delta("total_retrans"),
         "dsack_dups": delta("dsack_dups"),
         "reord_seen": delta("reord_seen"),
@@ -298,14 +304,23 @@ def app_share(e: dict) -> float:
 
 def served(e: dict) -> float:
     """1.0 when a paced (periodic) writer offered at most 0.8 of the link's payload capacity
-    and the kernel acknowledged ≥ 90 % of what it offered while writing: the network carried
-    everything the application gave it. (Under bbr's pacing the app-limited flag is rarely
+    and the kernel acknowledged ≥ 90 % of what it offered while writing, while it was seldom
+    more than two writes ahead of TCP: the network carried everything the application gave
+    it, as it gave it. (Under bbr's pacing the app-limited flag is rarely
     set: unsent data waits for its pacing slot, and the kernel only flags a write that finds
     less than one MSS unsent.)"""
     ok = e.get("offered_delivered_share") is not None \
         and e["offered_delivered_share"] >= OFFER_SERVED \
-        and e["offered_share_of_capacity"] <= OFFER_ROOM
+        and e["offered_share_of_capacity"] <= OFFER_ROOM \
+        and writes_behind(e) < SHARE
     return 1.0 if ok else 0.0
+
+
+def writes_behind(e: dict) -> float:
+    """The share of a periodic writer's samples with more than two of its writes unsent: the
+    application ahead of TCP, its data waiting on the congestion window (or the peer's), so
+    that what it offered was delivered on average from a backlog, at TCP's pace."""
+    return e.get("writes_behind_share") or 0.0
 
 
 def label(e: dict, spec: dict, drawn: dict) -> dict:
@@ -323,6 +338,9 @@ def label(e: dict, spec: dict, drawn: dict) -> dict:
                                  "load was delivered" if served(e) else "flagged "
                                  "delivery_rate_app_limited or idle at least half the time")
         subtype, detail = _app_subtype(e)
+        if app < SHARE and writes_behind(e) > MIXED:
+            unclear.append(f"the writer was more than two writes ahead of TCP in "
+                           f"{writes_behind(e):.0%} of its samples")
         if rwnd > MIXED:
             unclear.append(f"rwnd-limited {rwnd:.0%} of the busy time too")
     else:
