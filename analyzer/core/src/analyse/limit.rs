@@ -449,13 +449,19 @@ impl LimitTracker {
         let plateau_held = |srtt: i64| self.plateau_held(ts, srtt, s.mss.max(536) as u64);
         let w = Window { bytes: rwnd, inferred: window_inferred, peak: self.rwnd_peak };
         let steady = s.at_sender() && self.pacing.steady();
-        let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns, steady);
+        // Away from the sender, a recovery lasts until the ACK that ended it has reached the
+        // sender, as the state now is that of one ACK→data delay ago: the settled state is not.
+        let recovering = s.in_recovery_as_seen(ts);
+        let state = Self::decide(s, view, cwnd, w, ts, &plateau_held, self.ran_dry_ns, steady, recovering);
         // The settled decision differs only in the flight and window it reads: with the
         // same ones (always at the sender, where the settled view is the view) it is `state`.
         let settled_w = Window { bytes: settled.rwnd, ..w };
-        let same_inputs = settled.unacked == view.unacked && settled_w.bytes == w.bytes;
-        let settled_state =
-            if same_inputs { state } else { Self::decide_apart(s, settled, cwnd, settled_w, ts, &plateau_held, self.ran_dry_ns, steady) };
+        let same_inputs = settled.unacked == view.unacked && settled_w.bytes == w.bytes && recovering == s.in_recovery();
+        let settled_state = if same_inputs {
+            state
+        } else {
+            Self::decide_apart(s, settled, cwnd, settled_w, ts, &plateau_held, self.ran_dry_ns, steady, s.in_recovery())
+        };
         if state == LimitState::Idle {
             // A send buffer never empties: whatever was flat before the pause was not it.
             self.end_stretch(false, ts, s.rtt.srtt_ns, s.mss.max(536) as u64);
@@ -536,13 +542,13 @@ impl LimitTracker {
     /// [`Self::decide`] out of line, for the rare second decision (the settled state).
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn decide_apart(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>, steady: bool) -> LimitState {
-        Self::decide(s, view, cwnd, window, ts, plateau_held, ran_dry_ns, steady)
+    fn decide_apart(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>, steady: bool, recovering: bool) -> LimitState {
+        Self::decide(s, view, cwnd, window, ts, plateau_held, ran_dry_ns, steady, recovering)
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>, steady: bool) -> LimitState {
+    fn decide(s: &Sender, view: &View, cwnd: &CwndEstimator, window: Window, ts: i64, plateau_held: &impl Fn(i64) -> bool, ran_dry_ns: Option<i64>, steady: bool, recovering: bool) -> LimitState {
         let rwnd = window.bytes;
         if !s.started || s.data_segments == 0 {
             return LimitState::Unknown;
@@ -570,7 +576,7 @@ impl LimitTracker {
         // In loss recovery too (checked after the window, as Linux's tcp_write_xmit tests
         // the receiver's window for new data whatever state the sender is in: a full window
         // there runs its rwnd_limited chrono).
-        if s.in_recovery() {
+        if recovering {
             return LimitState::Recovery;
         }
         if unacked == 0 {
@@ -759,7 +765,7 @@ mod tests {
         cwnd.value = w - 4 * mss;
         let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 400_000_000), None, false)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 400_000_000), None, false, s.in_recovery())
     }
 
     /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
@@ -774,7 +780,7 @@ mod tests {
         cwnd.value = flight;
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 40_000_000), None, false)
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 40_000_000), None, false, s.in_recovery())
     }
 
     #[test]
@@ -879,7 +885,7 @@ mod tests {
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };
-        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false, peak: 0 }, ts, &flat_since(ts, ts), None, false)
+        LimitTracker::decide(&s, &view, &CwndEstimator::default(), Window { bytes: Some(65_535), inferred: false, peak: 0 }, ts, &flat_since(ts, ts), None, false, s.in_recovery())
     }
 
     #[test]

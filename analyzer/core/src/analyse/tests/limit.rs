@@ -508,3 +508,25 @@ fn a_flat_flight_a_pacing_sender_keeps_on_its_own_clock_is_not_a_send_buffer() {
     assert_eq!(last, LimitState::Cwnd);
     assert!(sndbuf < 0.1, "{sndbuf}");
 }
+
+#[test]
+fn away_from_the_sender_a_recovery_lasts_until_its_last_ack_has_reached_the_sender() {
+    // At the receiver B, RTT 40 ms. Segment 2 of 4 is lost; B acknowledges 1 and SACKs 3–4;
+    // A's resend arrives a round trip later and B acknowledges everything at once. A leaves
+    // recovery only when that ACK reaches it, and B sees the effect (A's next data) one
+    // ACK→data delay later: the 40 ms between are recovery, not a congestion window.
+    let mut t = Trace::new();
+    t.handshake(100, 40_000, Some(7));
+    for k in 0..4u32 {
+        if k != 1 {
+            t.seg(40_200 + k as i64 * 100, A).data(1 + k * MSS, MSS).send();
+            t.seg(40_210 + k as i64 * 100, B).rel_ack(1 + MSS).sack(&[(1 + 2 * MSS, 1 + (k + 1) * MSS)]).send();
+        }
+    }
+    t.seg(80_600, A).data(1 + MSS, MSS).send();
+    t.seg(80_610, B).rel_ack(1 + 4 * MSS).send();
+    t.seg(120_700, A).data(1 + 4 * MSS, MSS).send();
+    let v = t.verdict();
+    let recovery_ms = v.state_ns[LimitState::Recovery as usize] as f64 / 1e6;
+    assert!(recovery_ms >= 39.0, "recovery {recovery_ms} ms, states {:?}", v.state_ns);
+}
