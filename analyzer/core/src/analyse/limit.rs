@@ -308,8 +308,15 @@ impl LimitTracker {
     }
 
     /// New data of this direction was seen at `ts`; `ends_write`: it was a write's short tail.
-    pub fn data_seen(&mut self, ends_write: bool, ts: i64) {
+    pub fn data_seen(&mut self, ends_write: bool, last_ack_ns: i64, ts: i64) {
         self.answers += (self.peer_data_ns > self.data_ns) as u32;
+        // A full segment after the queue ran dry that answers what the peer has sent since,
+        // or, in a conversation, comes before any ACK could have prompted it (the next piece
+        // of a reply written in pieces): the application wrote again; its queue is not dry.
+        let conversation = self.answers > 0;
+        if !ends_write && self.ran_dry_ns.is_some_and(|dry| self.peer_data_ns > dry || conversation && last_ack_ns < dry) {
+            self.ran_dry_ns = None;
+        }
         self.since_data = Default::default();
         self.tail_before = self.tail_last;
         self.tail_last = ends_write;

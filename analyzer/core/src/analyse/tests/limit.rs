@@ -530,3 +530,43 @@ fn away_from_the_sender_a_recovery_lasts_until_its_last_ack_has_reached_the_send
     let recovery_ms = v.state_ns[LimitState::Recovery as usize] as f64 / 1e6;
     assert!(recovery_ms >= 39.0, "recovery {recovery_ms} ms, states {:?}", v.state_ns);
 }
+
+#[test]
+fn a_reply_written_in_pieces_is_not_the_applications_time_at_each_pieces_end() {
+    // At A, RTT 40 ms. B asks (100 B); A answers in two writes sent back to back: 10
+    // segments and 500 B (the first write's end), then 10 segments and 300 B. The second
+    // write follows the first before any ACK could have prompted it: A's queue was not dry,
+    // and its segments wait on the window as any bulk sender's do.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    t.seg(41_000, B).data(1, 100).rel_ack(1).send();
+    let mut next = 1;
+    let mut piece = |t: &mut Trace, at: i64, tail: u32| -> Vec<LimitState> {
+        let mut states = Vec::new();
+        for k in 0..11 {
+            let n = if k < 10 { MSS } else { tail };
+            states.push(t.seg(at + k as i64 * 10, A).data(next, n).rel_ack(101).send().limit);
+            next += n;
+        }
+        states
+    };
+    piece(&mut t, 41_100, 500);
+    let second = piece(&mut t, 41_300, 300);
+    assert!(!second[..10].contains(&LimitState::App), "{second:?}");
+}
+
+#[test]
+fn a_reply_to_a_new_request_ends_the_wait_on_the_application() {
+    // At A, RTT 40 ms. A's first reply ends with a short segment; B acknowledges it, asks
+    // again, and A's second reply leaves at once: written, its queue no longer dry, so its
+    // segments are not the application's time for two round trips after the first's end.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    t.seg(41_000, B).data(1, 100).rel_ack(1).send();
+    t.seg(41_100, A).data(1, MSS).rel_ack(101).send();
+    t.seg(41_110, A).data(1 + MSS, 500).rel_ack(101).send();
+    t.seg(81_200, B).data(101, 100).rel_ack(1 + MSS + 500).send();
+    let states: Vec<_> =
+        (0..10u32).map(|k| t.seg(81_300 + k as i64 * 10, A).data(1 + MSS + 500 + k * MSS, MSS).rel_ack(201).send().limit).collect();
+    assert!(!states[1..].contains(&LimitState::App), "{states:?}");
+}
