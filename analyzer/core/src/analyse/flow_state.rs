@@ -194,7 +194,7 @@ impl FlowState {
                 self.limits[d].reassign_since_data(LimitState::App);
             }
             let ends = ends_write(seg.payload_len, self.senders[d].mss, seg.flags & flags::FIN != 0);
-            self.limits[d].data_seen(ends, self.senders[d].last_ack_ns, ts);
+            self.limits[d].data_seen(ends, self.senders[d].last_ack_acted_on_ns(ts), ts);
             self.limits[r].peer_spoke(ts);
         }
         let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;

@@ -468,6 +468,14 @@ impl Sender {
         self.in_recovery
     }
 
+    /// The latest ACK seen here that the sender could have acted on by the time its segment
+    /// seen at `now` left: away from the sender, its ACKs reach it and its answer comes
+    /// back one ACK→data delay after the capture point saw them.
+    #[inline]
+    pub fn last_ack_acted_on_ns(&self, now: i64) -> i64 {
+        self.last_ack_ns.min(now - self.loop_lag_ns())
+    }
+
     /// In recovery as the sender stands for a segment seen at `now` (see [`Self::view`]):
     /// away from it, until the ACK that ended the recovery has had its ACK→data delay.
     #[inline]

@@ -570,3 +570,29 @@ fn a_reply_to_a_new_request_ends_the_wait_on_the_application() {
         (0..10u32).map(|k| t.seg(81_300 + k as i64 * 10, A).data(1 + MSS + 500 + k * MSS, MSS).rel_ack(201).send().limit).collect();
     assert!(!states[1..].contains(&LimitState::App), "{states:?}");
 }
+
+#[test]
+fn at_the_receiver_a_reply_written_in_pieces_is_not_the_applications_time_either() {
+    // The same reply in two pieces, captured at B, RTT 40 ms: B acknowledges as segments
+    // arrive, so an ACK always precedes the second piece here; but A could act on none sent
+    // after the first piece's end before the second arrived (that takes an ACK→data delay).
+    let mut t = Trace::new();
+    t.handshake(100, 40_000, Some(7));
+    t.seg(40_200, B).data(1, 100).rel_ack(1).send();
+    let mut next = 1;
+    let mut piece = |t: &mut Trace, at: i64, tail: u32| -> Vec<LimitState> {
+        let mut states = Vec::new();
+        for k in 0..11 {
+            let n = if k < 10 { MSS } else { tail };
+            states.push(t.seg(at + k as i64 * 10, A).data(next, n).rel_ack(101).send().limit);
+            next += n;
+            if k % 2 == 1 || k == 10 {
+                t.seg(at + k as i64 * 10 + 2, B).rel_ack(next).send();
+            }
+        }
+        states
+    };
+    piece(&mut t, 80_300, 500);
+    let second = piece(&mut t, 80_500, 300);
+    assert!(!second[..10].contains(&LimitState::App), "{second:?}");
+}
