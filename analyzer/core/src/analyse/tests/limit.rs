@@ -531,27 +531,38 @@ fn away_from_the_sender_a_recovery_lasts_until_its_last_ack_has_reached_the_send
     assert!(recovery_ms >= 39.0, "recovery {recovery_ms} ms, states {:?}", v.state_ns);
 }
 
+/// A's reply to B's 100-byte request in two writes sent back to back from `at`: 10 segments
+/// and 500 B (the first write's end), then 10 segments and 300 B; B acknowledges every
+/// second segment 2 µs after it when `acks` (a capture at B). The states of the second write.
+fn reply_in_two_pieces(t: &mut Trace, at: i64, acks: bool) -> Vec<LimitState> {
+    let mut next = 1;
+    let mut second = Vec::new();
+    for (p, tail) in [500, 300].into_iter().enumerate() {
+        let start = at + p as i64 * 200;
+        for k in 0..11 {
+            let n = if k < 10 { MSS } else { tail };
+            let state = t.seg(start + k as i64 * 10, A).data(next, n).rel_ack(101).send().limit;
+            if p == 1 {
+                second.push(state);
+            }
+            next += n;
+            if acks && (k % 2 == 1 || k == 10) {
+                t.seg(start + k as i64 * 10 + 2, B).rel_ack(next).send();
+            }
+        }
+    }
+    second
+}
+
 #[test]
 fn a_reply_written_in_pieces_is_not_the_applications_time_at_each_pieces_end() {
-    // At A, RTT 40 ms. B asks (100 B); A answers in two writes sent back to back: 10
-    // segments and 500 B (the first write's end), then 10 segments and 300 B. The second
-    // write follows the first before any ACK could have prompted it: A's queue was not dry,
-    // and its segments wait on the window as any bulk sender's do.
+    // At A, RTT 40 ms. The second write follows the first before any ACK could have
+    // prompted it: A's queue was not dry, and its segments wait on the window as any bulk
+    // sender's do.
     let mut t = Trace::new();
     t.handshake(40_000, 100, Some(7));
     t.seg(41_000, B).data(1, 100).rel_ack(1).send();
-    let mut next = 1;
-    let mut piece = |t: &mut Trace, at: i64, tail: u32| -> Vec<LimitState> {
-        let mut states = Vec::new();
-        for k in 0..11 {
-            let n = if k < 10 { MSS } else { tail };
-            states.push(t.seg(at + k as i64 * 10, A).data(next, n).rel_ack(101).send().limit);
-            next += n;
-        }
-        states
-    };
-    piece(&mut t, 41_100, 500);
-    let second = piece(&mut t, 41_300, 300);
+    let second = reply_in_two_pieces(&mut t, 41_100, false);
     assert!(!second[..10].contains(&LimitState::App), "{second:?}");
 }
 
@@ -573,26 +584,12 @@ fn a_reply_to_a_new_request_ends_the_wait_on_the_application() {
 
 #[test]
 fn at_the_receiver_a_reply_written_in_pieces_is_not_the_applications_time_either() {
-    // The same reply in two pieces, captured at B, RTT 40 ms: B acknowledges as segments
-    // arrive, so an ACK always precedes the second piece here; but A could act on none sent
-    // after the first piece's end before the second arrived (that takes an ACK→data delay).
+    // The same reply captured at B, RTT 40 ms: B acknowledges as segments arrive, so an ACK
+    // always precedes the second piece here; but A could act on none sent after the first
+    // piece's end before the second arrived (that takes an ACK→data delay).
     let mut t = Trace::new();
     t.handshake(100, 40_000, Some(7));
     t.seg(40_200, B).data(1, 100).rel_ack(1).send();
-    let mut next = 1;
-    let mut piece = |t: &mut Trace, at: i64, tail: u32| -> Vec<LimitState> {
-        let mut states = Vec::new();
-        for k in 0..11 {
-            let n = if k < 10 { MSS } else { tail };
-            states.push(t.seg(at + k as i64 * 10, A).data(next, n).rel_ack(101).send().limit);
-            next += n;
-            if k % 2 == 1 || k == 10 {
-                t.seg(at + k as i64 * 10 + 2, B).rel_ack(next).send();
-            }
-        }
-        states
-    };
-    piece(&mut t, 80_300, 500);
-    let second = piece(&mut t, 80_500, 300);
+    let second = reply_in_two_pieces(&mut t, 80_300, true);
     assert!(!second[..10].contains(&LimitState::App), "{second:?}");
 }
