@@ -234,9 +234,12 @@ impl WindowTime {
 /// say the scale is larger, not that the window held them. And one that never reached
 /// `INFERRED_BINDING_SEGMENTS` segments cannot be shown to bind: any full segment out is
 /// within a segment of it, so the full-window test holds whatever held the sender (a
-/// request's single segment, a loss-limited cwnd of one or two).
+/// request's single segment, a loss-limited cwnd of one or two). Away from the sender the
+/// rebuilt flight's slack (`ESTIMATE_SLACK_SEGMENTS`) comes on top: a window fitted to a
+/// flight of three or four segments there is the flight's own largest, read back.
 pub(super) fn inferred_window_unproven(outstanding: u64, w: u64, peak: u64, mss: u64, inferred: bool, at_sender: bool) -> bool {
-    inferred && peak.max(w) < INFERRED_BINDING_SEGMENTS * mss || above_inferred_window(outstanding, w, mss, inferred, at_sender)
+    let binding = INFERRED_BINDING_SEGMENTS + if at_sender { 0 } else { ESTIMATE_SLACK_SEGMENTS };
+    inferred && peak.max(w) < binding * mss || above_inferred_window(outstanding, w, mss, inferred, at_sender)
 }
 
 /// Bytes outstanding more than a segment above a window inferred away from the sender.
@@ -922,5 +925,17 @@ mod tests {
     #[test]
     fn not_when_the_window_was_inferred_from_that_flight() {
         assert_eq!(plateau_under_window(40, true), LimitState::Sndbuf);
+    }
+
+    #[test]
+    fn a_window_fitted_to_three_segments_binds_them_only_where_the_flight_is_the_senders_own() {
+        // A window scale inferred from a flight of three 1,448-byte segments: 5,068 B.
+        let (mss, w) = (1_448, 5_068);
+        assert!(!inferred_window_unproven(3 * mss, w, w, mss, true, true));
+        // Rebuilt away from the sender, the flight's slack (two segments) is as large as
+        // the room the window leaves: it cannot be told from a cwnd of three.
+        assert!(inferred_window_unproven(3 * mss, w, w, mss, true, false));
+        // A window read from the handshake binds wherever it is seen.
+        assert!(!inferred_window_unproven(3 * mss, w, w, mss, false, false));
     }
 }
