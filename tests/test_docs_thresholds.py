@@ -100,6 +100,7 @@ PHRASES = [
     ("engine.md", "rwnd (less than {0} segments of usable window under a window whose scale is known",
      [("DEFER_SEGMENTS", word)]),
     ("engine.md", "an inferred window that never reached {0} segments", [("INFERRED_BINDING_SEGMENTS", word)]),
+    ("engine.md", "(away from the sender, {0} more: the rebuilt flight's slack", [("ESTIMATE_SLACK_SEGMENTS", word)]),
     ("engine.md", "its last {0} units leaving at one rate, at least {1} % of the gaps between them within {2} % of their median per byte and as many more than {3} µs after the last ACK",
      [("STEADY_UNITS", word), ("STEADY_SHARE", pct), ("STEADY_BAND", pct), ("PACING_UNIT_NS", us)]),
     ("engine.md", "segments less than {0} µs apart with no ACK between", [("PACING_UNIT_NS", us)]),

@@ -148,8 +148,6 @@ pub struct Sender {
     retransmissions: VecDeque<RetransRecord>,
     pub recoveries: Vec<Recovery>,
     in_recovery: bool,
-    /// When the latest recovery ended (the ACK past its point was seen).
-    recovery_end_ns: Option<i64>,
     pub dupacks: u32,
     last_ack_frame: u64,
     last_ack_window: u16,
@@ -480,7 +478,7 @@ impl Sender {
     /// away from it, until the ACK that ended the recovery has had its ACK→data delay.
     #[inline]
     pub fn in_recovery_as_seen(&self, now: i64) -> bool {
-        self.in_recovery || self.recovery_end_ns.is_some_and(|end| now - self.loop_lag_ns() < end)
+        self.in_recovery || self.recoveries.last().and_then(|r| r.end_ns).is_some_and(|end| now - self.loop_lag_ns() < end)
     }
 
     /// A segment carrying data (or SYN/FIN) in this direction.
@@ -1208,7 +1206,6 @@ impl Sender {
                 }
                 if ack >= rec.point {
                     rec.end_ns = Some(ts);
-                    self.recovery_end_ns = Some(ts);
                     self.in_recovery = false;
                     self.reo.on_recovery_end(rec.retransmissions > 0 && rec.spurious >= rec.retransmissions);
                 }
