@@ -22,6 +22,11 @@
 const SPAN_EVENTS: usize = 16;
 /// Shorter spans are timer noise (interrupt coalescing, capture timestamps).
 const MIN_SPAN_NS: i64 = 200_000;
+/// A train of ACKs a long gap ended before it spanned `MIN_SPAN_NS` is still timed when it
+/// spans this long: a small buffer's burst of a few segments on a fast link, its ACKs
+/// closer than `MIN_SPAN_NS` and then a round trip's silence. Interrupt coalescing hands
+/// over ACKs a few µs apart, well below it.
+const SHORT_TRAIN_NS: i64 = 50_000;
 /// Histogram bins per factor of two, from 1 kbit/s up.
 const BINS_PER_OCTAVE: f64 = 8.0;
 const BINS: usize = 8 * 28;
@@ -39,16 +44,32 @@ struct Meter {
     next: usize,
     filled: bool,
     bins: [u32; BINS],
+    /// The rates each bin holds, summed: a bin spans 9 %, its samples' mean is the rate.
+    bin_sums: [f64; BINS],
     samples: u32,
     /// One ACK's bytes over the gap since the one before: packet-pair rates.
     pair_bins: [u32; BINS],
+    pair_sums: [f64; BINS],
     pair_samples: u32,
     /// (bin, ts, delivered) each time the highest sample reached a new bin: when the
     /// flow first came near a rate, and how much it had delivered by then.
     climbs: Vec<(u16, i64, u64)>,
     last: (i64, u64),
+    /// The last delivery before the first slow start ended in a loss, if it did.
+    slow_start_end: Option<(i64, u64)>,
     /// Where the current train of ACKs less than `MIN_SPAN_NS` apart began.
     train: (i64, u64),
+}
+
+impl Meter {
+    /// A packet-pair sample: the bytes delivered from `d0` to `d1` over `span_ns`.
+    fn pair(&mut self, d0: u64, d1: u64, span_ns: i64) {
+        let bps = (d1 - d0) as f64 * 8e9 / span_ns as f64;
+        let bin = bin_of(bps);
+        self.pair_bins[bin] += 1;
+        self.pair_sums[bin] += bps;
+        self.pair_samples += 1;
+    }
 }
 
 /// Allocated at the first delivery: flows that carry no data cost one pointer.
@@ -69,24 +90,31 @@ impl DeliveryRate {
                 next: 0,
                 filled: false,
                 bins: [0; BINS],
+                bin_sums: [0.0; BINS],
                 samples: 0,
                 pair_bins: [0; BINS],
+                pair_sums: [0.0; BINS],
                 pair_samples: 0,
                 climbs: Vec::new(),
                 last: (ts, delivered),
+                slow_start_end: None,
                 train: (ts, delivered),
             })
         });
         let (t_prev, d_prev) = m.last;
         // A gap long enough to time is a pair of its own and starts a train; shorter ones
         // are timed together once the train spans that long.
-        let (t0, d0) = if ts - t_prev >= MIN_SPAN_NS { (t_prev, d_prev) } else { m.train };
+        let long_gap = ts - t_prev >= MIN_SPAN_NS;
+        let (t0, d0) = if long_gap { (t_prev, d_prev) } else { m.train };
+        let (train_t, train_d) = m.train;
+        if long_gap && t_prev - train_t >= SHORT_TRAIN_NS && d_prev > train_d {
+            m.pair(train_d, d_prev, t_prev - train_t);
+        }
         if app_limited {
             m.train = (ts, delivered);
         } else if ts - t0 >= MIN_SPAN_NS {
             if delivered > d0 {
-                m.pair_bins[bin_of((delivered - d0) as f64 * 8e9 / (ts - t0) as f64)] += 1;
-                m.pair_samples += 1;
+                m.pair(d0, delivered, ts - t0);
             }
             m.train = (ts, delivered);
         }
@@ -97,6 +125,7 @@ impl DeliveryRate {
                 let bps = (delivered - d0) as f64 * 8e9 / span as f64;
                 let bin = bin_of(bps);
                 m.bins[bin] += 1;
+                m.bin_sums[bin] += bps;
                 m.samples += 1;
                 if m.climbs.last().map_or(true, |c| (c.0 as usize) < bin) {
                     m.climbs.push((bin as u16, ts, delivered));
@@ -109,7 +138,8 @@ impl DeliveryRate {
         m.filled |= m.next == 0;
     }
 
-    /// The rate `q` of the samples are at or below (bin's middle), if any were taken.
+    /// The rate `q` of the samples are at or below (the mean of its bin's samples), if any
+    /// were taken.
     pub fn percentile_bps(&self, q: f64) -> Option<f64> {
         let m = self.meter.as_ref().filter(|m| m.samples >= SPAN_EVENTS as u32)?;
         let want = (m.samples as f64 * q).ceil() as u32;
@@ -117,7 +147,7 @@ impl DeliveryRate {
         for (i, &n) in m.bins.iter().enumerate() {
             seen += n;
             if seen >= want {
-                return Some(bin_middle(i));
+                return Some(m.bin_sums[i] / n as f64);
             }
         }
         None
@@ -147,8 +177,8 @@ impl DeliveryRate {
         })
     }
 
-    /// The middle of the densest three adjacent bins of packet-pair rates above `above`,
-    /// weighted by their counts, if it holds enough samples to be a rate and not noise.
+    /// The mean of the packet-pair rates in the densest three adjacent bins above `above`,
+    /// if they hold enough samples to be a rate and not noise.
     fn pair_cluster_bps(&self, above: f64) -> Option<f64> {
         let m = self.meter.as_ref()?;
         let b = &m.pair_bins;
@@ -160,15 +190,24 @@ impl DeliveryRate {
         if count < PAIR_MIN_SAMPLES || (count as f64) < m.pair_samples as f64 * PAIR_MIN_SHARE {
             return None;
         }
-        let log_sum: f64 = around(best).map(|j| b[j] as f64 * bin_middle(j).ln()).sum();
-        Some((log_sum / count as f64).exp())
+        Some(around(best).map(|j| m.pair_sums[j]).sum::<f64>() / count as f64)
+    }
+
+    /// The first slow start ended (its first loss): busy time counts from here.
+    pub fn slow_start_ended(&mut self) {
+        if let Some(m) = self.meter.as_mut() {
+            m.slow_start_end.get_or_insert(m.last);
+        }
     }
 
     /// The mean delivery rate from the first time a sample came within `near` of `rate`
-    /// to the last delivery, with the share of the delivery time that span covers.
+    /// — or from the end of slow start, when later — to the last delivery, with the share
+    /// of the delivery time that span covers. A slow start's bursts leave the bottleneck
+    /// at its rate rounds before they fill it: the rounds between are not its busy time.
     pub fn rate_since_near(&self, rate: f64, near: f64) -> Option<(f64, f64)> {
         let m = self.meter.as_ref()?;
-        let (t0, d0) = m.climbs.iter().find(|c| bin_middle(c.0 as usize) >= rate * near).map(|c| (c.1, c.2))?;
+        let near_at = m.climbs.iter().find(|c| bin_middle(c.0 as usize) >= rate * near).map(|c| (c.1, c.2))?;
+        let (t0, d0) = m.slow_start_end.filter(|e| e.0 > near_at.0).unwrap_or(near_at);
         let (t1, d1) = m.last;
         let first = m.climbs.first().map_or(t0, |c| c.1);
         (t1 > t0).then(|| ((d1 - d0) as f64 * 8e9 / (t1 - t0) as f64, (t1 - t0) as f64 / (t1 - first).max(1) as f64))
@@ -290,6 +329,59 @@ mod tests {
         let (rate, span) = r.rate_since_near(cap, 0.8).unwrap();
         assert!((95e6..105e6).contains(&rate), "{rate}");
         assert!((0.45..0.55).contains(&span), "{span}");
+    }
+
+    #[test]
+    fn a_rate_near_a_bin_s_edge_is_its_samples_not_the_bin_s_middle() {
+        // 101.5 Mbit/s, an ACK per two segments (228 µs apart): the bin holding it spans
+        // 101.0-110.1 Mbit/s, its middle 105.5.
+        let mut r = DeliveryRate::default();
+        for i in 0..2000u64 {
+            r.on_delivered((i as f64 * 2896.0 * 8e9 / 101.5e6) as i64, i * 2896, false);
+        }
+        let cap = r.capacity_bps(0.9).unwrap();
+        assert!((101.5e6 * 0.99..101.5e6 * 1.01).contains(&cap), "{cap}");
+    }
+
+    #[test]
+    fn a_burst_of_two_acks_then_silence_times_the_link() {
+        // 156 Mbit/s link, a small send buffer: each millisecond two ACKs of 2,896 B,
+        // 148 µs apart (the link's spacing), then nothing until the next burst.
+        let mut r = DeliveryRate::default();
+        let mut d = 0u64;
+        for round in 0..1000i64 {
+            for k in 0..2i64 {
+                d += 2896;
+                r.on_delivered(round * 1_000_000 + k * 148_500, d, false);
+            }
+        }
+        let cap = r.capacity_bps(0.9).unwrap();
+        assert!((150e6..162e6).contains(&cap), "{cap}");
+    }
+
+    #[test]
+    fn the_busy_rate_is_counted_from_the_end_of_slow_start() {
+        // 100 Mbit/s: slow start's rounds of 16-ACK bursts at the link's rate, the link idle
+        // half of each round (1 s), then the loss that ended it and 2 s of a full link.
+        let mut r = DeliveryRate::default();
+        let (mut t, mut d) = (0i64, 0u64);
+        for _ in 0..100 {
+            for _ in 0..32 {
+                t += 115_840;
+                d += 1448;
+                r.on_delivered(t, d, false);
+            }
+            t += 32 * 115_840;
+        }
+        r.slow_start_ended();
+        for _ in 0..17_000 {
+            t += 115_840;
+            d += 1448;
+            r.on_delivered(t, d, false);
+        }
+        let cap = r.capacity_bps(0.9).unwrap();
+        let (rate, _) = r.rate_since_near(cap, 0.8).unwrap();
+        assert!((97e6..103e6).contains(&rate), "{rate}");
     }
 
     #[test]

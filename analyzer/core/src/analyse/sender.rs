@@ -597,6 +597,12 @@ impl Sender {
             // ends it before any round could show the doubling.
             let first_rounds = self.syn_seen && self.rounds.iter().filter(|&&r| r > 0).count() < 2;
             let in_slow_start = self.recoveries.is_empty() && (first_rounds || ended_slow_start(&self.rounds));
+            // The first loss of a connection seen from its SYN ends its first slow start,
+            // whether or not the rounds before it showed the doubling (past a bottleneck
+            // already full, slow start sends at twice its rate: no round grows).
+            if self.recoveries.is_empty() && (self.syn_seen || in_slow_start) {
+                self.delivery.slow_start_ended();
+            }
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
