@@ -126,7 +126,7 @@ local CATALOGUE = {
     { "app_slow_writer", "tcpdiag.verdict.app_slow_writer", "sequence", "note", "Application limited {share} of the time: the sender's application wrote {rate} with nothing asked of it by the peer, while both windows had room for more than the {flight} it kept in flight; pauses with all it sent acknowledged: {pauses}" },
     { "reorder_limited", "tcpdiag.verdict.reorder_limited", "sequence", "warn", "Reordering mistaken for loss: {spurious} of {retrans} retransmissions spurious (DSACK/Eifel), cwnd cut {cuts} times; reordering up to {extent} vs RACK window {rack}" },
     { "loss_limited", "tcpdiag.verdict.loss_limited", "sequence", "warn", "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis bound {mathis} at {rtt} RTT" },
-    { "slow_start_overshoot", "tcpdiag.verdict.slow_start_overshoot", "sequence", "warn", "Slow-start overshoot: {lost} segments lost in one round at the end of slow start (frame {frame})" },
+    { "slow_start_overshoot", "tcpdiag.verdict.slow_start_overshoot", "sequence", "warn", "Slow-start overshoot: {lost} segments sent in slow start were lost (the first resent at frame {frame})" },
     { "bandwidth_limited", "tcpdiag.verdict.bandwidth_limited", "sequence", "note", "Bandwidth limited: {throughput} through the bottleneck once past slow start (spurious resends included), {busy} of its {capacity}; {flight} in flight, RTT {min_rtt} at best, {rtt} on average" },
     { "not_limited", "tcpdiag.verdict.not_limited", "comment", "chat", "No limit found: {reason} ({data} of new data)" },
 }

@@ -291,7 +291,7 @@ pub static ENTRIES: [Entry; 45] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Slow-start overshoot: {lost} segments lost in one round at the end of slow start (frame {frame})",
+        message: "Slow-start overshoot: {lost} segments sent in slow start were lost (the first resent at frame {frame})",
         remedy: "Use HyStart++ or pacing (e.g. fq qdisc), or give the bottleneck a queue of at least one BDP",
     },
     Entry {

@@ -19,6 +19,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod units;
 pub mod sender;
+pub mod startup;
 pub mod vantage;
 pub mod verdict;
 pub mod window;

@@ -12,6 +12,7 @@ use super::notes::{Evidence, PacketNotes, Reorder, RetransKind};
 use super::ring::Ring;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
+use super::startup::{StartupLosses, StartupWatch};
 use super::vantage::{self, Vantage};
 use crate::decode::{flags, TcpSegment};
 use crate::flow::SeqNumber;
@@ -60,6 +61,8 @@ pub struct RetransRecord {
     pub proven: Evidence,
     /// The recovery episode it belongs to (index into `Sender::recoveries`).
     pub recovery: usize,
+    /// The first resend of a segment sent in STARTUP (see [`StartupLosses`]).
+    pub in_startup: bool,
 }
 
 /// A loss-recovery episode (RFC 6675 §5 / RFC 6298 §5): from the first retransmission
@@ -237,6 +240,9 @@ pub struct Sender {
     syn_seen: bool,
     round_start: i64,
     round_max: u64,
+    /// Where BBR's STARTUP would have ended, and what was lost of what it sent.
+    pub startup: StartupWatch,
+    pub startup_losses: StartupLosses,
 }
 
 /// ACKs kept from before a capture's first data (about a round trip's worth at most).
@@ -585,7 +591,7 @@ impl Sender {
         let kind = self.classify(seq, end, ts);
         // The flight a recovery starts from (only then: pipe walks the scoreboard).
         let pipe_before = if self.in_recovery { 0 } else { self.pipe(ts) };
-        let (orig_frame, orig_ts_ns) = self.mark_retransmitted(seq, end, frame, ts, tsval);
+        let (orig_frame, orig_ts_ns, first_resend) = self.mark_retransmitted(seq, end, frame, ts, tsval);
         self.retrans_segments += 1;
         self.retrans_bytes += seg.payload_len as u64;
         notes.retrans = kind;
@@ -611,6 +617,7 @@ impl Sender {
         }
         let rec = self.recoveries.len() - 1;
         self.recoveries[rec].retransmissions += 1;
+        let in_startup = first_resend && self.startup_losses.resent(seq, &self.startup);
         if kind == RetransKind::Rto {
             self.rto_backoff += 1;
             // Linux marks everything outstanding lost at a timeout (all of it was sent an
@@ -622,6 +629,7 @@ impl Sender {
         }
         self.retransmissions.push_back(RetransRecord {
             seq, end, frame, orig_frame, orig_ts_ns, ts_ns: ts, kind, tsval, proven: Evidence::None, recovery: rec,
+            in_startup,
         });
         self.last_send_ns = ts;
     }
@@ -947,8 +955,12 @@ impl Sender {
     /// Marks outstanding records overlapping [seq, end) and returns the frame that first
     /// carried `seq` (0 if it was not captured).
     /// Returns the frame and time of the first transmission (0 and `None` if not captured).
-    fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, ts: i64, tsval: Option<u32>) -> (u64, Option<i64>) {
+    /// Marks the outstanding segments [seq, end) resent: the first one's original (frame,
+    /// time), and whether this is its first resend (none of them resent before; away from
+    /// the sender a lost original may have left nothing on record).
+    fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, ts: i64, tsval: Option<u32>) -> (u64, Option<i64>, bool) {
         let mut orig = (0, None);
+        let mut resent_before = false;
         let first = self.first_ending_after(seq);
         for s in self.outstanding.range_mut(first..) {
             if s.seq >= end {
@@ -959,6 +971,7 @@ impl Sender {
                     orig = (s.frame, (s.frame != 0).then_some(s.ts_ns));
                 }
                 let at = self.resent.partition_point(|r| r.0 < s.seq);
+                resent_before |= s.retrans > 0;
                 if s.retrans == 0 {
                     self.resent.insert(at, (s.seq, s.end, ts));
                 } else if let Some(r) = self.resent.get_mut(at) {
@@ -970,7 +983,7 @@ impl Sender {
                 s.last_retrans_ns = ts;
             }
         }
-        orig
+        (orig.0, orig.1, !resent_before)
     }
 
     /// An ACK from the other side, acknowledging this direction's data.
@@ -1066,6 +1079,7 @@ impl Sender {
             let delivered = self.delivered();
             let app_limited = self.newest_delivered.is_some_and(|d| d.1);
             self.delivery.on_delivered(ts, delivered, app_limited);
+            self.startup.on_delivered(ts, delivered, self.e2e.srtt_ns.or(self.rtt.srtt_ns), app_limited, self.max);
             if self.app_limited_until.is_some_and(|mark| delivered >= mark) {
                 self.app_limited_until = None;
             }
@@ -1292,6 +1306,7 @@ impl Sender {
         if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
             recovery.spurious += 1;
         }
+        self.startup_losses.needless += rec.in_startup as u32;
         if notes.spurious_of == 0 {
             notes.spurious_of = rec.frame;
             notes.spurious_by = how;

@@ -4,7 +4,7 @@
 
 use super::catalogue::FindingId;
 use super::ceiling::{Ceiling, Limit, PathRtt};
-use super::congestion::CcInference;
+use super::congestion::{CcInference, CongestionControl};
 use super::finding::{Finding, Value};
 use super::limit::LimitTracker;
 use super::flow_state::FlowState;
@@ -485,15 +485,25 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // genuine losses, it — not a lossy path — explains them.
     let mut overshoot_explains_losses = false;
     if let Some(first) = s.recoveries.first() {
-        let genuine_first = first.retransmissions.saturating_sub(first.spurious) as u64;
-        if first.in_slow_start && first.retransmissions >= OVERSHOOT_MIN_LOSSES && first.spurious * 2 < first.retransmissions {
+        // A BBR sender keeps STARTUP's gain through several recoveries, until its delivery
+        // rate stops growing (startup.rs): what it sent until then is its overshoot. (For any
+        // sender, the rounds until then would charge a loss-based one's random losses after
+        // its first loss, its window already cut, to its slow start.)
+        let startup_after_first = s.startup.ended.is_some_and(|(_, end)| end > first.point);
+        let (lost, needless) = if v.cc.name == CongestionControl::Bbr && startup_after_first {
+            (s.startup_losses.lost, s.startup_losses.needless)
+        } else {
+            (first.retransmissions, first.spurious)
+        };
+        let genuine_first = lost.saturating_sub(needless) as u64;
+        if first.in_slow_start && lost >= OVERSHOOT_MIN_LOSSES && needless * 2 < lost {
             overshoot_explains_losses = genuine_first as f64 >= genuine as f64 * OVERSHOOT_LOSS_SHARE;
             let explained = if overshoot_explains_losses && !link_full { loss_share + 0.01 } else { share(LimitState::Recovery) };
             f.push(Finding::new(
                 FindingId::SlowStartOvershoot,
                 explained.max(MIN_SHARE + 0.01),
                 vec![first.start_frame],
-                vec![("lost", Value::Int(first.retransmissions as i64)), ("frame", Value::Frame(first.start_frame))],
+                vec![("lost", Value::Int(genuine_first as i64)), ("frame", Value::Frame(first.start_frame))],
             ));
         }
     }
