@@ -52,8 +52,8 @@ pub const CUBIC_BETA: f64 = 0.7;
 /// Cut ratios below this are Reno's (measured at the sender: 0.49–0.52), up to
 /// [`CUBIC_CUT_MAX`] CUBIC's (0.60–0.73); from [`NO_CUT`] on, no cut. A paced BBR flight
 /// after a recovery may read anywhere from 0.67 to 1, so a CUBIC-sized cut names CUBIC only
-/// when the departures were not paced, and no cut names BBR only when they were not
-/// ACK-clocked.
+/// when the departures were not paced, no cut names BBR only when they were not
+/// ACK-clocked, and a cut between the two names BBR when they were paced.
 const RENO_CUBIC_SPLIT: f64 = 0.56;
 const CUBIC_CUT_MAX: f64 = 0.78;
 const NO_CUT: f64 = 0.85;
@@ -168,6 +168,9 @@ impl CcWitness {
             Some(m) if m < RENO_CUBIC_SPLIT => CongestionControl::Reno,
             Some(m) if m <= CUBIC_CUT_MAX && !paced => CongestionControl::Cubic,
             Some(m) if m >= NO_CUT && !clocked => CongestionControl::Bbr,
+            // Paced, and its flight after a loss above any CUBIC cut: BBR's recovery, which
+            // conserves packets for a round and then restores its window.
+            Some(m) if m > CUBIC_CUT_MAX && paced => CongestionControl::Bbr,
             Some(_) => CongestionControl::Unknown,
             None if paced => CongestionControl::Bbr,
             // ACK-clocked without a loss to measure: Reno or CUBIC, which one unknown.
@@ -355,6 +358,14 @@ mod tests {
         let mut w = cut_twice(72_400);
         paced(&mut w);
         assert_eq!(w.infer(|_| false, true, false).name, CongestionControl::Reno);
+        // Paced, and a flight after the loss above any CUBIC cut (0.82): BBR's.
+        let mut w = cut_twice(118_736);
+        paced(&mut w);
+        assert_eq!(w.infer(|_| false, true, false).name, CongestionControl::Bbr);
+        // The same cut ACK-clocked: neither CUBIC's nor a pacing sender's.
+        let mut w = cut_twice(118_736);
+        clocked(&mut w, 10);
+        assert_eq!(w.infer(|_| false, true, false).name, CongestionControl::Unknown);
         // No cut, yet every segment sent on an ACK.
         let mut w = cut_twice(143_352);
         clocked(&mut w, 10);
