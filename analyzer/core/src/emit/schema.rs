@@ -150,7 +150,7 @@ pub const VERDICT: &[Column] = &[
     col("mss", Kind::U32, "Largest segment of the data direction (capped by the peer's MSS option)"),
     col("data_bytes", Kind::U64, "New data bytes of the data direction (retransmissions not counted)"),
     col("goodput_bps", Kind::F64, "New data bits ÷ seconds from the first data to the last ACK"),
-    opt("capacity_bps", Kind::F64, "The bottleneck's rate as the densest stretches of ACKs show it (bytes newly acknowledged or SACKed over 16 ACKs, 90th percentile; or the densest cluster of packet-pair rates at 0.8× that or more, one ACK's bytes over the gap since the previous one or over a train of ACKs closer than 200 µs, taken no lower than the 16-ACK median; samples of a write begun after the sender ran out of data left out), bit/s"),
+    opt("capacity_bps", Kind::F64, "The bottleneck's rate as the densest stretches of ACKs show it (bytes newly acknowledged or SACKed over 16 ACKs, 90th percentile; or the densest cluster of packet-pair rates at 0.8× that or more, one ACK's bytes over the gap since the previous one or over a train of ACKs closer than 200 µs (timed once it spans 200 µs, or 50 µs when a longer gap ends it), taken no lower than the 16-ACK median; samples of a write begun after the sender ran out of data left out), bit/s"),
     opt("rwnd_min", Kind::U64, "Smallest receive window limiting the data direction after the handshake, bytes"),
     col("rwnd_max", Kind::U64, "Largest receive window limiting the data direction, bytes"),
     opt("rwnd_basis", Kind::Code, "How rwnd is known: known, not_negotiated (unscaled) or inferred (lower bound)"),
