@@ -343,18 +343,24 @@ mod tests {
         assert!((101.5e6 * 0.99..101.5e6 * 1.01).contains(&cap), "{cap}");
     }
 
-    #[test]
-    fn a_burst_of_two_acks_then_silence_times_the_link() {
-        // 156 Mbit/s link, a small send buffer: each millisecond two ACKs of 2,896 B,
-        // 148 µs apart (the link's spacing), then nothing until the next burst.
+    /// `rounds` bursts, one every `period` ns, of `acks` ACKs of 2,896 B `gap` ns apart.
+    fn bursts(rounds: i64, period: i64, acks: i64, gap: i64) -> DeliveryRate {
         let mut r = DeliveryRate::default();
         let mut d = 0u64;
-        for round in 0..1000i64 {
-            for k in 0..2i64 {
+        for round in 0..rounds {
+            for k in 0..acks {
                 d += 2896;
-                r.on_delivered(round * 1_000_000 + k * 148_500, d, false);
+                r.on_delivered(round * period + k * gap, d, false);
             }
         }
+        r
+    }
+
+    #[test]
+    fn a_burst_of_two_acks_then_silence_times_the_link() {
+        // 156 Mbit/s link, a small send buffer: each millisecond two ACKs 148 µs apart
+        // (the link's spacing), then nothing until the next burst.
+        let r = bursts(1000, 1_000_000, 2, 148_500);
         let cap = r.capacity_bps(0.9).unwrap();
         assert!((150e6..162e6).contains(&cap), "{cap}");
     }
@@ -407,14 +413,7 @@ mod tests {
     fn a_send_buffer_s_bursts_on_a_fast_link_show_it_in_ack_trains() {
         // 191 Mbit/s link, 7.4 ms RTT, a 16 KB send buffer: one burst a round, its ACKs
         // (one per two segments) 121 µs apart, too close to time one by one.
-        let mut r = DeliveryRate::default();
-        let mut d = 0u64;
-        for round in 0..300i64 {
-            for k in 0..6i64 {
-                d += 2896;
-                r.on_delivered(round * 7_400_000 + k * 121_300, d, false);
-            }
-        }
+        let r = bursts(300, 7_400_000, 6, 121_300);
         let spans = r.percentile_bps(0.9).unwrap();
         assert!(spans < 30e6, "{spans}"); // the flow's own rate
         let cap = r.capacity_bps(0.9).unwrap();
