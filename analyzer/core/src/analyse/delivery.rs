@@ -43,14 +43,10 @@ struct Meter {
     ring: [(i64, u64); SPAN_EVENTS],
     next: usize,
     filled: bool,
-    bins: [u32; BINS],
-    /// The rates each bin holds, summed: a bin spans 9 %, its samples' mean is the rate.
-    bin_sums: [f64; BINS],
-    samples: u32,
+    /// Rates over `SPAN_EVENTS` ACKs.
+    spans: Histogram,
     /// One ACK's bytes over the gap since the one before: packet-pair rates.
-    pair_bins: [u32; BINS],
-    pair_sums: [f64; BINS],
-    pair_samples: u32,
+    pairs: Histogram,
     /// (bin, ts, delivered) each time the highest sample reached a new bin: when the
     /// flow first came near a rate, and how much it had delivered by then.
     climbs: Vec<(u16, i64, u64)>,
@@ -61,14 +57,57 @@ struct Meter {
     train: (i64, u64),
 }
 
-impl Meter {
-    /// A packet-pair sample: the bytes delivered from `d0` to `d1` over `span_ns`.
-    fn pair(&mut self, d0: u64, d1: u64, span_ns: i64) {
-        let bps = (d1 - d0) as f64 * 8e9 / span_ns as f64;
+/// Rate samples by bin, with each bin's rates summed: a bin spans 9 %, its samples' mean
+/// is the rate.
+#[derive(Debug, Clone)]
+struct Histogram {
+    counts: [u32; BINS],
+    sums: [f64; BINS],
+    samples: u32,
+}
+
+impl Histogram {
+    const EMPTY: Histogram = Histogram { counts: [0; BINS], sums: [0.0; BINS], samples: 0 };
+
+    /// A sample of `bytes` delivered over `span_ns`; its bin.
+    fn add(&mut self, bytes: u64, span_ns: i64) -> usize {
+        let bps = bytes as f64 * 8e9 / span_ns as f64;
         let bin = bin_of(bps);
-        self.pair_bins[bin] += 1;
-        self.pair_sums[bin] += bps;
-        self.pair_samples += 1;
+        self.counts[bin] += 1;
+        self.sums[bin] += bps;
+        self.samples += 1;
+        bin
+    }
+
+    /// The mean rate of the samples in bins `bins`.
+    fn mean(&self, bins: std::ops::RangeInclusive<usize>) -> f64 {
+        let n: u32 = self.counts[bins.clone()].iter().sum();
+        self.sums[bins].iter().sum::<f64>() / n as f64
+    }
+}
+
+/// Bytes delivered per round trip: a round closes at the first delivery a round trip after
+/// it began, and the next begins there.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RoundRate {
+    /// The round under way: when it began and what had been delivered then.
+    from: Option<(i64, u64)>,
+}
+
+impl RoundRate {
+    /// At `ts`, rounds of `round_ns`: the rate (bytes/ns) of the round this closed, if it
+    /// closed one. `delivered` (bytes so far) is read only when a round closes or the first
+    /// begins.
+    #[inline]
+    pub fn at(&mut self, ts: i64, round_ns: i64, delivered: impl FnOnce() -> u64) -> Option<f64> {
+        match self.from {
+            Some((t0, _)) if ts - t0 < round_ns => None,
+            from => {
+                let d = delivered();
+                self.from = Some((ts, d));
+                from.map(|(t0, d0)| d.saturating_sub(d0) as f64 / (ts - t0) as f64)
+            }
+        }
     }
 }
 
@@ -89,12 +128,8 @@ impl DeliveryRate {
                 ring: [(0, 0); SPAN_EVENTS],
                 next: 0,
                 filled: false,
-                bins: [0; BINS],
-                bin_sums: [0.0; BINS],
-                samples: 0,
-                pair_bins: [0; BINS],
-                pair_sums: [0.0; BINS],
-                pair_samples: 0,
+                spans: Histogram::EMPTY,
+                pairs: Histogram::EMPTY,
                 climbs: Vec::new(),
                 last: (ts, delivered),
                 slow_start_end: None,
@@ -108,13 +143,13 @@ impl DeliveryRate {
         let (t0, d0) = if long_gap { (t_prev, d_prev) } else { m.train };
         let (train_t, train_d) = m.train;
         if long_gap && t_prev - train_t >= SHORT_TRAIN_NS && d_prev > train_d {
-            m.pair(train_d, d_prev, t_prev - train_t);
+            m.pairs.add(d_prev - train_d, t_prev - train_t);
         }
         if app_limited {
             m.train = (ts, delivered);
         } else if ts - t0 >= MIN_SPAN_NS {
             if delivered > d0 {
-                m.pair(d0, delivered, ts - t0);
+                m.pairs.add(delivered - d0, ts - t0);
             }
             m.train = (ts, delivered);
         }
@@ -122,11 +157,7 @@ impl DeliveryRate {
             let (t0, d0) = m.ring[m.next];
             let span = ts - t0;
             if span >= MIN_SPAN_NS && delivered > d0 {
-                let bps = (delivered - d0) as f64 * 8e9 / span as f64;
-                let bin = bin_of(bps);
-                m.bins[bin] += 1;
-                m.bin_sums[bin] += bps;
-                m.samples += 1;
+                let bin = m.spans.add(delivered - d0, span);
                 if m.climbs.last().map_or(true, |c| (c.0 as usize) < bin) {
                     m.climbs.push((bin as u16, ts, delivered));
                 }
@@ -141,13 +172,13 @@ impl DeliveryRate {
     /// The rate `q` of the samples are at or below (the mean of its bin's samples), if any
     /// were taken.
     pub fn percentile_bps(&self, q: f64) -> Option<f64> {
-        let m = self.meter.as_ref().filter(|m| m.samples >= SPAN_EVENTS as u32)?;
-        let want = (m.samples as f64 * q).ceil() as u32;
+        let m = self.meter.as_ref().filter(|m| m.spans.samples >= SPAN_EVENTS as u32)?;
+        let want = (m.spans.samples as f64 * q).ceil() as u32;
         let mut seen = 0;
-        for (i, &n) in m.bins.iter().enumerate() {
+        for (i, &n) in m.spans.counts.iter().enumerate() {
             seen += n;
             if seen >= want {
-                return Some(m.bin_sums[i] / n as f64);
+                return Some(m.spans.mean(i..=i));
             }
         }
         None
@@ -181,16 +212,16 @@ impl DeliveryRate {
     /// if they hold enough samples to be a rate and not noise.
     fn pair_cluster_bps(&self, above: f64) -> Option<f64> {
         let m = self.meter.as_ref()?;
-        let b = &m.pair_bins;
+        let b = &m.pairs.counts;
         let first = bin_of(above) + 1;
         let around = |i: usize| i.saturating_sub(1).max(first)..=(i + 1).min(BINS - 1);
         let (best, count) = (first..BINS)
             .map(|i| (i, around(i).map(|j| b[j]).sum::<u32>()))
             .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)))?;
-        if count < PAIR_MIN_SAMPLES || (count as f64) < m.pair_samples as f64 * PAIR_MIN_SHARE {
+        if count < PAIR_MIN_SAMPLES || (count as f64) < m.pairs.samples as f64 * PAIR_MIN_SHARE {
             return None;
         }
-        Some(around(best).map(|j| m.pair_sums[j]).sum::<f64>() / count as f64)
+        Some(m.pairs.mean(around(best)))
     }
 
     /// The first slow start ended (its first loss): busy time counts from here.

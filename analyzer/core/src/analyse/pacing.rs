@@ -19,6 +19,8 @@
 //! the window holds it), and its clock never slower than the gaps of its last units allow.
 //! Only at the sender are departures its own.
 
+use super::delivery::RoundRate;
+
 /// Segments this close together, with no ACK between them, left as one unit.
 const PACING_UNIT_NS: i64 = 200_000;
 /// Pairs the rate is the median of: one odd gap (the application late with a write) does
@@ -66,10 +68,10 @@ pub struct PacingClock {
     bounded: usize,
     interval_per_byte: f64,
     /// Delivery rate per round trip (bytes/ns) over the last BW_FILTER_ROUNDS, and the round
-    /// under way: when it began and what had been delivered then.
+    /// under way.
     round_rates: [f64; BW_FILTER_ROUNDS],
     rounds: usize,
-    round_from: Option<(i64, u64)>,
+    round: RoundRate,
     /// When the clock releases the next unit.
     pub release_ns: i64,
     /// The gaps between the last units' starts, per byte of the earlier unit.
@@ -90,22 +92,17 @@ impl PacingClock {
         self.acked_since_send = true;
         (self.last_ack_ns, self.ack_at_full_window) = (ts, window_full);
         let Some(r) = srtt else { return };
-        match self.round_from {
-            Some((t0, _)) if ts - t0 < r => {}
-            from => self.close_round(ts, delivered(), from),
+        if let Some(rate) = self.round.at(ts, r, delivered) {
+            self.close_round(rate);
         }
     }
 
-    /// A round trip since `from` ended at `ts` (or the first began): its delivery rate
-    /// joins the filter.
+    /// A round trip ended: its delivery rate joins the filter.
     #[inline(never)]
-    fn close_round(&mut self, ts: i64, delivered: u64, from: Option<(i64, u64)>) {
-        if let Some((t0, d0)) = from {
-            self.round_rates[self.rounds % BW_FILTER_ROUNDS] = delivered.saturating_sub(d0) as f64 / (ts - t0) as f64;
-            self.rounds += 1;
-            self.paced_per_byte = self.rate_now();
-        }
-        self.round_from = Some((ts, delivered));
+    fn close_round(&mut self, rate: f64) {
+        self.round_rates[self.rounds % BW_FILTER_ROUNDS] = rate;
+        self.rounds += 1;
+        self.paced_per_byte = self.rate_now();
     }
 
     /// A segment of `len` payload bytes left at `ts`; `srtt`: the sender's smoothed round

@@ -875,13 +875,17 @@ impl Sender {
         self.recent_len = (self.recent_len + 1).min(RECENT_MEMORY);
     }
 
-    /// Counts new data per round trip (SRTT-long buckets): it doubles each round in slow
-    /// start and grows by one segment in congestion avoidance, seen from any vantage. The
-    /// round is the end-to-end one where known: away from the sender the capture point's
-    /// own ACK clock times only part of the path.
+    /// The round trip: the end-to-end one where known, as away from the sender the capture
+    /// point's own ACK clock times only part of the path.
+    fn round_ns(&self) -> Option<i64> {
+        self.e2e.srtt_ns.or(self.rtt.srtt_ns)
+    }
+
+    /// Counts new data per round trip (SRTT-long buckets, [`Self::round_ns`]): it doubles
+    /// each round in slow start and grows by one segment in congestion avoidance, seen from
+    /// any vantage.
     fn note_round(&mut self, ts: i64, bytes: u32) {
-        let srtt = self.e2e.srtt_ns.or(self.rtt.srtt_ns).unwrap_or(i64::MAX);
-        if ts - self.round_start >= srtt {
+        if ts - self.round_start >= self.round_ns().unwrap_or(i64::MAX) {
             if self.rounds.len() == 4 {
                 self.rounds.pop_front();
             }
@@ -952,12 +956,10 @@ impl Sender {
         RetransKind::Other
     }
 
-    /// Marks outstanding records overlapping [seq, end) and returns the frame that first
-    /// carried `seq` (0 if it was not captured).
-    /// Returns the frame and time of the first transmission (0 and `None` if not captured).
-    /// Marks the outstanding segments [seq, end) resent: the first one's original (frame,
-    /// time), and whether this is its first resend (none of them resent before; away from
-    /// the sender a lost original may have left nothing on record).
+    /// Marks the outstanding segments [seq, end) resent. Returns the frame and time that
+    /// first carried `seq` (0 and `None` if not captured), and whether this is its first
+    /// resend (none of them resent before; away from the sender a lost original may have
+    /// left nothing on record).
     fn mark_retransmitted(&mut self, seq: SeqNumber, end: SeqNumber, frame: u64, ts: i64, tsval: Option<u32>) -> (u64, Option<i64>, bool) {
         let mut orig = (0, None);
         let mut resent_before = false;
@@ -1079,7 +1081,7 @@ impl Sender {
             let delivered = self.delivered();
             let app_limited = self.newest_delivered.is_some_and(|d| d.1);
             self.delivery.on_delivered(ts, delivered, app_limited);
-            self.startup.on_delivered(ts, delivered, self.e2e.srtt_ns.or(self.rtt.srtt_ns), app_limited, self.max);
+            self.startup.on_delivered(ts, delivered, self.round_ns(), app_limited, self.max);
             if self.app_limited_until.is_some_and(|mark| delivered >= mark) {
                 self.app_limited_until = None;
             }

@@ -6,6 +6,7 @@
 //! for them the first recovery, reached first or not much later, is the end that matters.
 //! Seen from any vantage: the rate is bytes acknowledged or SACKed per round trip.
 
+use super::delivery::RoundRate;
 use crate::flow::SeqNumber;
 
 /// Growth that keeps STARTUP going (bbr_full_bw_thresh), and the rounds without it that end
@@ -15,8 +16,7 @@ const FLAT_ROUNDS: u8 = 3;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StartupWatch {
-    /// The round under way: when it began and what had been delivered then.
-    round_from: Option<(i64, u64)>,
+    round: RoundRate,
     full_rate: f64,
     flat: u8,
     /// When the pipe was found full, and the highest sequence sent by then (`max`, as the
@@ -33,24 +33,17 @@ impl StartupWatch {
             return;
         }
         let Some(round) = round_ns else { return };
-        match self.round_from {
-            Some((t0, _)) if ts - t0 < round => {}
-            Some((t0, d0)) => {
-                self.round_from = Some((ts, delivered));
-                if app_limited {
-                    return;
-                }
-                let rate = delivered.saturating_sub(d0) as f64 / (ts - t0) as f64;
-                if rate >= self.full_rate * GROWTH {
-                    (self.full_rate, self.flat) = (rate, 0);
-                } else {
-                    self.flat += 1;
-                    if self.flat >= FLAT_ROUNDS {
-                        self.ended = Some((ts, max));
-                    }
-                }
+        let Some(rate) = self.round.at(ts, round, || delivered) else { return };
+        if app_limited {
+            return;
+        }
+        if rate >= self.full_rate * GROWTH {
+            (self.full_rate, self.flat) = (rate, 0);
+        } else {
+            self.flat += 1;
+            if self.flat >= FLAT_ROUNDS {
+                self.ended = Some((ts, max));
             }
-            None => self.round_from = Some((ts, delivered)),
         }
     }
 }
