@@ -5,7 +5,8 @@
 use super::cwnd::CwndEstimator;
 use super::notes::{LimitState, RetransKind};
 use super::pacing::PacingClock;
-use super::sender::{Sender, View};
+use super::rtt::MIN_RTO;
+use super::sender::{Sender, View, AT_SENDER_NS};
 use super::window::ESTIMATE_SLACK_SEGMENTS;
 
 /// A flight that stayed within ±`FLAT_BAND` of one level for `FLAT_RTTS` round trips,
@@ -536,6 +537,17 @@ impl LimitTracker {
     fn end_pause(&mut self) {
         let (from, to) = (self.pause_from, self.pause_from + self.pause_ns);
         self.pause_ns = 0;
+        // Away from the sender, a pause after a full segment that lasted Linux's least
+        // retransmission timeout, with no request from the peer to end it, is a lost
+        // tail's timeout: the tail never reached the capture point, so nothing looked
+        // outstanding here while the sender waited on its timer (in recovery, busy in its
+        // own chrono).
+        let away = self.lag_ns >= AT_SENDER_NS;
+        if away && !self.pause_after_tail && self.peer_data_ns < from && to - from >= MIN_RTO {
+            let moved = move_time(&mut self.state_ns, LimitState::Idle, LimitState::Recovery, to - from);
+            self.idle_seen_ns -= moved;
+            return;
+        }
         if to - from < MIN_PAUSE_NS || self.peer_data_ns >= from || !self.pause_after_tail {
             return;
         }
@@ -891,7 +903,7 @@ mod tests {
         if let Some(kind) = recovery {
             s.recoveries.push(super::super::sender::Recovery {
                 start_frame: 1, start_ns: ts - 30_000_000, end_ns: Some(ts - 10_000_000), point: Default::default(), kind,
-                retransmissions: 1, spurious: 0, flight_before: 1153, in_slow_start: false, first_tsval: None, dsacks_before: 0,
+                retransmissions: 1, spurious: 0, flight_before: 1153, in_slow_start: false, rtt_over_floor: None, first_tsval: None, dsacks_before: 0,
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };

@@ -4,6 +4,9 @@
 //! never retransmitted. At the sender the sample is the path RTT; elsewhere it covers
 //! only the part of the path between the capture point and the receiver and back.
 
+/// Linux's least retransmission timeout (TCP_RTO_MIN).
+pub const MIN_RTO: i64 = 200_000_000;
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RttEstimator {
     pub srtt_ns: Option<i64>,
@@ -44,7 +47,6 @@ impl RttEstimator {
 
     /// RFC 6298 §2 RTO with Linux's 200 ms floor (not RFC's 1 s: Linux is what we meet).
     pub fn rto_ns(&self) -> i64 {
-        const MIN_RTO: i64 = 200_000_000;
         match self.srtt_ns {
             Some(s) => (s + 4 * self.rttvar_ns).max(MIN_RTO),
             None => 1_000_000_000,

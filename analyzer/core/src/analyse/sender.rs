@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use super::dsack::dsack;
+use super::hystart::HyStart;
 use super::notes::{Evidence, PacketNotes, Reorder, RetransKind};
 use super::ring::Ring;
 use super::rtt::RttEstimator;
@@ -80,6 +81,9 @@ pub struct Recovery {
     pub flight_before: u64,
     /// Part of the first slow start (no earlier recovery, flight still doubling).
     pub in_slow_start: bool,
+    /// The round trip when it began over its floor until then (end-to-end where known):
+    /// verdict.rs counts a drop as a tail drop only if a queue stood then.
+    pub rtt_over_floor: Option<f32>,
     /// The timestamp the first retransmission carried.
     pub(super) first_tsval: Option<u32>,
     /// D-SACKs seen before it began.
@@ -98,7 +102,7 @@ const PEER_TSVAL_SPAN_NS: i64 = 1_000_000_000;
 /// ACK→data samples the robust minimum is taken over.
 const A2D_RECENT: usize = 32;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
-const AT_SENDER_NS: i64 = 1_000_000;
+pub(super) const AT_SENDER_NS: i64 = 1_000_000;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Snapshot {
@@ -242,6 +246,8 @@ pub struct Sender {
     round_max: u64,
     /// Where BBR's STARTUP would have ended, and what was lost of what it sent.
     pub startup: StartupWatch,
+    /// Where CUBIC's HyStart would have ended the first slow start before its first loss.
+    pub hystart: HyStart,
     pub startup_losses: StartupLosses,
 }
 
@@ -612,7 +618,7 @@ impl Sender {
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
-                first_tsval: tsval, dsacks_before: self.dsacks,
+                rtt_over_floor: self.rtt_over_floor(), first_tsval: tsval, dsacks_before: self.dsacks,
             });
         }
         let rec = self.recoveries.len() - 1;
@@ -875,10 +881,21 @@ impl Sender {
         self.recent_len = (self.recent_len + 1).min(RECENT_MEMORY);
     }
 
-    /// The round trip: the end-to-end one where known, as away from the sender the capture
-    /// point's own ACK clock times only part of the path.
+    /// The round-trip estimator of the path: the end-to-end one where it has a sample, as
+    /// away from the sender the capture point's own ACK clock times only part of the path.
+    fn path_rtt(&self) -> &RttEstimator {
+        if self.e2e.srtt_ns.is_some() { &self.e2e } else { &self.rtt }
+    }
+
+    /// The round trip ([`Self::path_rtt`]'s smoothed one).
     fn round_ns(&self) -> Option<i64> {
-        self.e2e.srtt_ns.or(self.rtt.srtt_ns)
+        self.path_rtt().srtt_ns
+    }
+
+    /// The smoothed round trip over the least seen so far, from the same estimator.
+    fn rtt_over_floor(&self) -> Option<f32> {
+        let r = self.path_rtt();
+        Some((r.srtt_ns? as f64 / r.min_ns?.max(1) as f64) as f32)
     }
 
     /// Counts new data per round trip (SRTT-long buckets, [`Self::round_ns`]): it doubles
@@ -1215,6 +1232,12 @@ impl Sender {
             self.rtt.sample(r);
             if self.a2d.samples > 0 || self.a2d_hint_ns.is_some() {
                 self.e2e.sample(r);
+            }
+            // HyStart times the ACKs as they reach the sender: only there are they timed as
+            // it saw them (on the way back past a middle point they may bunch or spread).
+            if self.recoveries.is_empty() && self.at_sender() {
+                let floor = self.rtt.min_ns.unwrap_or(r);
+                self.hystart.sample(floor, ts, self.una, self.max, self.mss);
             }
             notes.rtt_ns = Some(r);
         }

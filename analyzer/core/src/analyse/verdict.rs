@@ -179,8 +179,8 @@ const FULL_LINK: f64 = 0.85;
 /// The congestion window held the sender this share of its busy time: its pace was the
 /// path's when it was also at its top rate.
 const CWND_HELD: f64 = 0.5;
-/// On a full link, reordering and a flat flight cost nothing the path could have given:
-/// their findings are held to this share, below any primary.
+/// On a full link, reordering costs nothing the path could have given: its finding is held
+/// to this share, below any primary. (A flat flight's time there is the path's.)
 const FULL_LINK_SECONDARY: f64 = 0.2;
 /// "Near the bottleneck's rate": where a slow start or startup has ended.
 const NEAR_CAPACITY: f64 = 0.8;
@@ -445,9 +445,17 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // The RTT's growth stands in only where no capacity could be measured: a queue may
     // be someone else's. A measured one needs a sign that the bottleneck, not the
     // sender, set the pace — its queue (RTT above its floor) or its tail drops — since a
-    // sender that never bursts shows its own rate in every stretch of ACKs.
+    // sender that never bursts shows its own rate in every stretch of ACKs. A drop is a
+    // tail drop when a queue stood as it began (one with the RTT at its floor is the
+    // path's own: a random loss) — told only where the capture saw the path's floor, its
+    // handshake: begun mid-transfer, the least RTT seen may be a standing queue's.
     let mean_over_min = path.map_or(inflation, |p| p.rtt_ms / p.min_rtt_ms.max(1e-3));
-    let queue_signs = mean_over_min >= QUEUE_SIGN || s.retrans_segments > s.spurious;
+    let floor_seen = fs.handshake.rtt_ns().is_some();
+    let tail_drops = s.recoveries.iter().any(|r| {
+        r.retransmissions > r.spurious
+            && (!floor_seen || r.rtt_over_floor.is_none_or(|q| q as f64 >= QUEUE_SIGN))
+    });
+    let queue_signs = mean_over_min >= QUEUE_SIGN || tail_drops;
     // So does a sender its congestion window held most of the time at its top rate: a
     // window the path could carry more of would have grown (Reno, CUBIC) or been probed
     // past (BBR). (A capture that starts mid-transfer may never see the queue's floor.)
@@ -462,6 +470,16 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         && s.delivery.capacity_from_pairs(CAPACITY_PERCENTILE)
         && share(LimitState::Cwnd) + share(LimitState::Sndbuf) >= CWND_HELD;
     let link_full = link_busy.map_or(queue_full, |b| b >= FULL_LINK && (queue_signs || window_held || flat_on_timed_link));
+    // On a full link a flat flight is the path's pace, not the buffer's: a larger buffer
+    // would only lengthen the queue (BBR's flight, held at twice its estimate of the path's
+    // BDP, looks the same). Its time is the congestion window's, in the shares shown too.
+    let mut state_ns = state_ns;
+    if link_full {
+        for times in [&mut state_ns, &mut v.state_ns] {
+            times[LimitState::Cwnd as usize] += std::mem::take(&mut times[LimitState::Sndbuf as usize]);
+        }
+    }
+    let share = |st: LimitState| state_ns[st as usize] as f64 / busy as f64;
 
     // Retransmissions: spurious ones point at reordering, genuine ones at loss.
     let genuine = s.retrans_segments.saturating_sub(s.spurious);
@@ -496,7 +514,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             (first.retransmissions, first.spurious)
         };
         let genuine_first = lost.saturating_sub(needless) as u64;
-        if first.in_slow_start && lost >= OVERSHOOT_MIN_LOSSES && needless * 2 < lost {
+        // CUBIC's HyStart may have ended the slow start before that loss (its ACK train
+        // spanned half the RTT: hystart.rs): the losses are then congestion avoidance's.
+        // Not Reno's or BBR's, which have no HyStart.
+        let hystart_before = s.hystart.exited_ns.is_some_and(|t| t < first.start_ns)
+            && matches!(v.cc.name, CongestionControl::Cubic | CongestionControl::Unknown);
+        if first.in_slow_start && !hystart_before && lost >= OVERSHOOT_MIN_LOSSES && needless * 2 < lost {
             overshoot_explains_losses = genuine_first as f64 >= genuine as f64 * OVERSHOOT_LOSS_SHARE;
             let explained = if overshoot_explains_losses && !link_full { loss_share + 0.01 } else { share(LimitState::Recovery) };
             f.push(Finding::new(
@@ -536,12 +559,9 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let flight = fs.cwnd[dd].value;
     let sndbuf_ceiling = Ceiling::compute(Limit::Sndbuf, Some(flight), None, path, goodput, opts.target_bps);
     if share(LimitState::Sndbuf) >= MIN_SHARE {
-        // A flat flight that kept the bottleneck full is the path's, not the buffer's: a
-        // larger buffer would only lengthen the queue (BBR's paced flight looks the same).
-        let sndbuf_share = if link_full { share(LimitState::Sndbuf).min(FULL_LINK_SECONDARY) } else { share(LimitState::Sndbuf) };
         f.push(Finding::new(
             FindingId::SndbufLimited,
-            sndbuf_share,
+            share(LimitState::Sndbuf),
             vec![lim.first_frame[LimitState::Sndbuf as usize]],
             vec![
                 ("share", Value::Share(share(LimitState::Sndbuf))),
@@ -573,10 +593,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             values,
         ));
     }
-    // On a full link a flat flight is the path's too (the send-buffer finding above).
-    let path_share = share(LimitState::Cwnd)
-        + share(LimitState::Recovery)
-        + if link_full { share(LimitState::Sndbuf) } else { 0.0 };
+    // On a full link a flat flight is the path's too (counted as the window's above).
+    let path_share = share(LimitState::Cwnd) + share(LimitState::Recovery);
     if path_share >= MIN_SHARE && link_full {
         f.push(Finding::new(
             FindingId::BandwidthLimited,

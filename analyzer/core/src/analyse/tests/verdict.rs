@@ -3,6 +3,7 @@
 use super::*;
 use crate::analyse::catalogue::FindingId;
 use crate::analyse::finding::Value;
+use crate::analyse::notes::LimitState;
 use crate::analyse::vantage::Vantage;
 
 /// Reno in congestion avoidance over a 40 ms path it does not fill: each ACK releases a
@@ -362,4 +363,187 @@ fn with_the_round_trips_floor_seen_and_no_queue_above_it_the_flat_flight_stays_t
     // At the sender its own departures tell a send buffer's plateau from a pacing clock's.
     let v = flat_flight_on_a_full_link(false, Vantage::SenderSide);
     assert_eq!(v.primary().id, FindingId::SndbufLimited);
+}
+
+/// [`flat_flight_on_a_full_link`] at the sender (seen from its SYN if `handshake`), with
+/// segment 200 dropped once. The buffer holds every unacknowledged byte, so nothing new
+/// leaves until the hole is filled: the ACKs after it repeat its sequence number with
+/// SACKs, the third resends it, and the first ACK a round trip later frees the buffer,
+/// refilled at once. The link serves a segment a millisecond (no queue under the buffer's
+/// 14 segments on the path's 14.5 ms), or one every 1.35 ms to segments `slower` (others'
+/// traffic shares it): a queue of about 4.5 ms stands.
+fn flat_flight_losing_one(slower: std::ops::Range<u32>, handshake: bool) -> FlowVerdict {
+    const LOST: u32 = 200;
+    const BUFFER: u32 = 14;
+    let mut t = Trace::new();
+    if handshake {
+        t.handshake(14_500, 100, Some(7));
+    }
+    let mut sent: Vec<i64> = (0..14).map(|k| 20_000 + k * 1_000).collect();
+    for (k, &at) in sent.iter().enumerate() {
+        t.seg(at, A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    let mut link_free = 0;
+    let mut ack_at = |k: u32, sent_at: i64| {
+        link_free = (sent_at + 14_500).max(link_free + if slower.contains(&k) { 1_350 } else { 1_000 });
+        link_free
+    };
+    let hole = 1 + LOST * MSS;
+    let (mut dups, mut resend_acked_at, mut recovered) = (0, None, false);
+    let mut k = 0u32;
+    while sent.len() < 800 {
+        let (at, acked) = if k as usize == sent.len() {
+            // Everything outstanding is SACKed: the resend's ACK covers it all.
+            recovered = true;
+            (resend_acked_at.take().expect("resent"), k)
+        } else {
+            let at = ack_at(k, sent[k as usize]);
+            k += 1;
+            if k - 1 < LOST || recovered {
+                (at, k)
+            } else {
+                if k - 1 > LOST {
+                    t.seg(at, B).rel_ack(hole).sack(&[(hole + MSS, 1 + k * MSS)]).send();
+                    dups += 1;
+                }
+                if dups == 3 && resend_acked_at.is_none() {
+                    t.seg(at + 5, A).data(hole, MSS).send();
+                    resend_acked_at = Some(ack_at(LOST, at + 5));
+                }
+                continue;
+            }
+        };
+        t.seg(at, B).rel_ack(1 + acked * MSS).send();
+        while (sent.len() as u32) < acked + BUFFER {
+            let next = sent.len() as u32;
+            t.seg(at + 10, A).data(1 + next * MSS, MSS).send();
+            sent.push(at + 10);
+        }
+    }
+    let summary = t.summary.clone().expect("segments");
+    judge(&t.fs, &summary, JudgeOptions { vantage: Some(Vantage::SenderSide), target_bps: None })
+}
+
+#[test]
+fn a_drop_with_the_round_trip_at_its_floor_is_no_sign_of_a_full_link() {
+    // The flight's own rate is all its ACKs show: one random loss does not make it the link's.
+    let v = flat_flight_losing_one(0..0, true);
+    assert_eq!(v.retrans_segments, 1);
+    assert_eq!(v.primary().id, FindingId::SndbufLimited);
+}
+
+#[test]
+fn a_drop_from_a_queue_standing_above_the_floor_is_a_tail_drop() {
+    // 4.5 ms of queue on a 14.5 ms path (1.31×) when the segment was dropped, though not
+    // on average nor at the end (it stood from segment 150 to 260).
+    let v = flat_flight_losing_one(150..260, true);
+    assert_eq!(v.retrans_segments, 1);
+    assert_eq!(v.primary().id, FindingId::BandwidthLimited);
+    // Its flat flight was the full link's pace, not the buffer's, in the shares too.
+    assert_eq!(v.state_ns[LimitState::Sndbuf as usize], 0);
+    assert!(!v.findings.iter().any(|f| f.id == FindingId::SndbufLimited));
+}
+
+#[test]
+fn begun_mid_transfer_a_drop_still_counts_as_the_queues() {
+    // The least RTT a capture without the handshake saw may be a standing queue's: no floor
+    // to hold the drop's round trip against.
+    let v = flat_flight_losing_one(0..0, false);
+    assert_eq!(v.primary().id, FindingId::BandwidthLimited);
+}
+
+/// Four chunks seen at the receiver B over a 40 ms path (timestamps on: the capture point
+/// times the 40 ms from its ACK to the data that ACK released). Each chunk is three rounds
+/// of four full segments, then a 700 B tail, then 100 ms with nothing to send. With
+/// `tail_lost`, each tail is dropped before B and resent on the sender's timeout: B sees the
+/// chunk's last full segment, 300 ms of silence, then the tail.
+fn chunks_seen_at_the_receiver(tail_lost: bool) -> FlowVerdict {
+    let mut t = Trace::new();
+    t.handshake(100, 40_000, Some(7));
+    let ms = |us: i64| (us / 1_000) as u32;
+    let (mut at, mut top, mut echo) = (40_200i64, 1u32, 0u32);
+    for _ in 0..4 {
+        for _ in 0..3 {
+            for k in 0..4 {
+                let sent = at + k * 100;
+                t.seg(sent, A).data(top, MSS).ts(1_000 + ms(sent), echo).send();
+                top += MSS;
+                t.seg(sent + 10, B).rel_ack(top).ts(5_000 + ms(sent), 1_000 + ms(sent)).send();
+            }
+            echo = 5_000 + ms(at + 300);
+            at += 40_000;
+        }
+        let tail_at = if tail_lost { at - 40_000 + 300_000 } else { at };
+        t.seg(tail_at, A).data(top, 700).ts(1_000 + ms(tail_at), echo).send();
+        top += 700;
+        t.seg(tail_at + 10, B).rel_ack(top).ts(5_000 + ms(tail_at), 1_000 + ms(tail_at)).send();
+        echo = 5_000 + ms(tail_at);
+        at = tail_at + 100_000;
+    }
+    let summary = t.summary.clone().expect("segments");
+    judge(&t.fs, &summary, JudgeOptions { vantage: Some(Vantage::ReceiverSide), target_bps: None })
+}
+
+#[test]
+fn away_from_the_sender_a_timeout_long_silence_after_a_full_segment_is_a_lost_tails() {
+    // Nothing looked outstanding at B while the sender waited on its timer: that time is
+    // its recovery, not the application's.
+    let v = chunks_seen_at_the_receiver(true);
+    let ns = |s: LimitState| v.state_ns[s as usize];
+    assert!(ns(LimitState::Recovery) >= 4 * 200_000_000, "{}", v.time_line());
+    assert!(ns(LimitState::Idle) < 4 * 150_000_000, "{}", v.time_line());
+    // The same silences after each chunk's short tail are the writer's own.
+    let v = chunks_seen_at_the_receiver(false);
+    assert_eq!(v.state_ns[LimitState::Recovery as usize], 0, "{}", v.time_line());
+    assert_eq!(v.primary().id, FindingId::AppSlowWriter, "{:?}", v.findings);
+}
+
+/// A connection captured from its SYN sends a first burst of 30 segments over a 40 ms path;
+/// the link returns their ACKs `spacing_us` apart; segments 20–24 are dropped at its queue
+/// (the survivors' ACKs keep the link's pace, SACKing above the hole), resent in one
+/// recovery; then 20 rounds ACK-clocked at 20 segments.
+fn first_burst_acked_at(spacing_us: i64) -> FlowVerdict {
+    const RTT: i64 = 40_000;
+    let mut t = Trace::new();
+    t.handshake(RTT, 100, Some(7));
+    for k in 0..30u32 {
+        t.seg(41_000 + k as i64, A).data(1 + k * MSS, MSS).send();
+    }
+    let mut at = 41_000 + RTT;
+    for k in (0..20u32).chain(25..30) {
+        if k < 20 {
+            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).send();
+        } else {
+            t.seg(at, B).rel_ack(1 + 20 * MSS).sack(&[(1 + 25 * MSS, 1 + (k + 1) * MSS)]).send();
+        }
+        at += spacing_us;
+    }
+    for k in 20..25u32 {
+        t.seg(at, A).data(1 + k * MSS, MSS).send();
+        at += 10;
+    }
+    t.seg(at + RTT, B).rel_ack(1 + 30 * MSS).send();
+    // Then ACK-clocked: each ACK releases the next segment, 20 in flight.
+    let mut sent: Vec<i64> = (0..20).map(|k| at + RTT + 100 + k * 100).collect();
+    for (k, &s) in sent.iter().enumerate() {
+        t.seg(s, A).data(1 + (30 + k as u32) * MSS, MSS).send();
+    }
+    for k in 0..400usize {
+        let ack = sent[k] + RTT;
+        t.seg(ack, B).rel_ack(1 + (31 + k as u32) * MSS).send();
+        t.seg(ack + 10, A).data(1 + (50 + k as u32) * MSS, MSS).send();
+        sent.push(ack + 10);
+    }
+    t.verdict()
+}
+
+#[test]
+fn hystarts_ack_train_ends_slow_start_before_the_drops() {
+    // ACKs 1.5 ms apart for more than half the 40 ms round trip: CUBIC's HyStart set
+    // ssthresh there, so the five drops after it are not the slow start's overshoot.
+    let v = first_burst_acked_at(1_500);
+    assert!(v.findings.iter().all(|f| f.id != FindingId::SlowStartOvershoot), "{:?}", v.findings);
+    // 2.5 ms apart the train breaks at once: the drops end the slow start.
+    let v = first_burst_acked_at(2_500);
+    assert!(v.findings.iter().any(|f| f.id == FindingId::SlowStartOvershoot), "{:?}", v.findings);
 }
