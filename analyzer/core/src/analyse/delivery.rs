@@ -17,6 +17,12 @@
 //! pair's gap is too short to time (below `MIN_SPAN_NS`); a train of such ACKs — a burst
 //! of a small window or send buffer leaving the bottleneck back to back — is timed instead
 //! once it spans that long.
+//!
+//! At the receiver the data segments themselves arrive as the bottleneck let them go: a
+//! segment's bytes over the gap since the one before it is the same packet pair, read
+//! before the receiver's delayed ACKs fold two arrivals (and the idle gap between a small
+//! window's bursts) into one sample. Only there: upstream of the bottleneck (a sender, a
+//! middlebox before it) data leaves spaced by a faster link or by the sender itself.
 
 /// ACK events a rate sample spans: enough to smooth delayed and stretch ACKs.
 const SPAN_EVENTS: usize = 16;
@@ -45,16 +51,70 @@ struct Meter {
     filled: bool,
     /// Rates over `SPAN_EVENTS` ACKs.
     spans: Histogram,
-    /// One ACK's bytes over the gap since the one before: packet-pair rates.
-    pairs: Histogram,
+    /// One ACK's bytes over the gap since the one before: packet-pair rates. Its `last` is
+    /// the last delivery.
+    pairs: Pairs,
     /// (bin, ts, delivered) each time the highest sample reached a new bin: when the
     /// flow first came near a rate, and how much it had delivered by then.
     climbs: Vec<(u16, i64, u64)>,
-    last: (i64, u64),
     /// The last delivery before the first slow start ended in a loss, if it did.
     slow_start_end: Option<(i64, u64)>,
-    /// Where the current train of ACKs less than `MIN_SPAN_NS` apart began.
+}
+
+/// Packet-pair rates of a stream of events (ACKs, or data arrivals): each event's bytes
+/// over the gap since the one before; gaps too short to time are timed together as a train.
+#[derive(Debug, Clone)]
+struct Pairs {
+    rates: Histogram,
+    /// The last event: when, and the bytes counted so far.
+    last: (i64, u64),
+    /// Where the current train of events less than `MIN_SPAN_NS` apart began.
     train: (i64, u64),
+}
+
+impl Pairs {
+    fn new(ts: i64, total: u64) -> Pairs {
+        Pairs { rates: Histogram::EMPTY, last: (ts, total), train: (ts, total) }
+    }
+
+    /// An event at `ts` with `total` bytes counted so far; `skip`: its gap is not the
+    /// path's (an application's pause is in it), so it only starts a new train.
+    #[inline]
+    fn on_event(&mut self, ts: i64, total: u64, skip: bool) {
+        let (t_prev, d_prev) = self.last;
+        // A gap long enough to time is a pair of its own and starts a train; shorter ones
+        // are timed together once the train spans that long.
+        let long_gap = ts - t_prev >= MIN_SPAN_NS;
+        let (t0, d0) = if long_gap { (t_prev, d_prev) } else { self.train };
+        let (train_t, train_d) = self.train;
+        if long_gap && t_prev - train_t >= SHORT_TRAIN_NS && d_prev > train_d {
+            self.rates.add(d_prev - train_d, t_prev - train_t);
+        }
+        if skip {
+            self.train = (ts, total);
+        } else if ts - t0 >= MIN_SPAN_NS {
+            if total > d0 {
+                self.rates.add(total - d0, ts - t0);
+            }
+            self.train = (ts, total);
+        }
+        self.last = (ts, total);
+    }
+
+    /// The mean of the pair rates in the densest three adjacent bins above `above`, if they
+    /// hold enough samples to be a rate and not noise.
+    fn cluster_bps(&self, above: f64) -> Option<f64> {
+        let b = &self.rates.counts;
+        let first = bin_of(above) + 1;
+        let around = |i: usize| i.saturating_sub(1).max(first)..=(i + 1).min(BINS - 1);
+        let (best, count) = (first..BINS)
+            .map(|i| (i, around(i).map(|j| b[j]).sum::<u32>()))
+            .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)))?;
+        if count < PAIR_MIN_SAMPLES || (count as f64) < self.rates.samples as f64 * PAIR_MIN_SHARE {
+            return None;
+        }
+        Some(self.rates.mean(around(best)))
+    }
 }
 
 /// Rate samples by bin, with each bin's rates summed: a bin spans 9 %, its samples' mean
@@ -111,10 +171,13 @@ impl RoundRate {
     }
 }
 
-/// Allocated at the first delivery: flows that carry no data cost one pointer.
+/// Allocated at the first delivery (and the first data segment): flows that carry no data
+/// cost two pointers.
 #[derive(Debug, Clone, Default)]
 pub struct DeliveryRate {
     meter: Option<Box<Meter>>,
+    /// Data segments as they reached the capture point: packet pairs of their own.
+    arrivals: Option<Box<Pairs>>,
 }
 
 impl DeliveryRate {
@@ -129,30 +192,12 @@ impl DeliveryRate {
                 next: 0,
                 filled: false,
                 spans: Histogram::EMPTY,
-                pairs: Histogram::EMPTY,
+                pairs: Pairs::new(ts, delivered),
                 climbs: Vec::new(),
-                last: (ts, delivered),
                 slow_start_end: None,
-                train: (ts, delivered),
             })
         });
-        let (t_prev, d_prev) = m.last;
-        // A gap long enough to time is a pair of its own and starts a train; shorter ones
-        // are timed together once the train spans that long.
-        let long_gap = ts - t_prev >= MIN_SPAN_NS;
-        let (t0, d0) = if long_gap { (t_prev, d_prev) } else { m.train };
-        let (train_t, train_d) = m.train;
-        if long_gap && t_prev - train_t >= SHORT_TRAIN_NS && d_prev > train_d {
-            m.pairs.add(d_prev - train_d, t_prev - train_t);
-        }
-        if app_limited {
-            m.train = (ts, delivered);
-        } else if ts - t0 >= MIN_SPAN_NS {
-            if delivered > d0 {
-                m.pairs.add(delivered - d0, ts - t0);
-            }
-            m.train = (ts, delivered);
-        }
+        m.pairs.on_event(ts, delivered, app_limited);
         if m.filled && !app_limited {
             let (t0, d0) = m.ring[m.next];
             let span = ts - t0;
@@ -163,10 +208,18 @@ impl DeliveryRate {
                 }
             }
         }
-        m.last = (ts, delivered);
         m.ring[m.next] = (ts, delivered);
         m.next = (m.next + 1) % SPAN_EVENTS;
         m.filled |= m.next == 0;
+    }
+
+    /// A data segment of `bytes` reached the capture point at `ts` (each copy that did,
+    /// retransmissions too: each crossed the bottleneck).
+    #[inline]
+    pub fn on_arrival(&mut self, ts: i64, bytes: u32) {
+        let a = self.arrivals.get_or_insert_with(|| Box::new(Pairs::new(ts, 0)));
+        let total = a.last.1 + bytes as u64;
+        a.on_event(ts, total, false);
     }
 
     /// The rate `q` of the samples are at or below (the mean of its bin's samples), if any
@@ -186,48 +239,37 @@ impl DeliveryRate {
 
     /// The bottleneck's rate: the densest cluster of packet-pair samples, unless it is
     /// well below the `q` percentile of the 16-ACK samples (or there is none): then that
-    /// percentile.
-    pub fn capacity_bps(&self, q: f64) -> Option<f64> {
-        self.capacity(q).map(|(rate, _)| rate)
+    /// percentile. `downstream`: the capture point is past the bottleneck (the receiver),
+    /// so the data's own arrivals time it too, and the faster of the two clusters is the
+    /// link's (delayed ACKs only ever slow a pair down).
+    pub fn capacity_bps(&self, q: f64, downstream: bool) -> Option<f64> {
+        self.capacity(q, downstream).map(|(rate, _)| rate)
     }
 
     /// Whether packet pairs, not only stretches of ACKs, timed the capacity: the link's own
     /// serialisation, which a sender pacing itself never shows.
-    pub fn capacity_from_pairs(&self, q: f64) -> bool {
-        self.capacity(q).is_some_and(|(_, pairs)| pairs)
+    pub fn capacity_from_pairs(&self, q: f64, downstream: bool) -> bool {
+        self.capacity(q, downstream).is_some_and(|(_, pairs)| pairs)
     }
 
     /// The capacity, and whether a packet-pair cluster gave it.
-    fn capacity(&self, q: f64) -> Option<(f64, bool)> {
+    fn capacity(&self, q: f64, downstream: bool) -> Option<(f64, bool)> {
         let spans = self.percentile_bps(q)?;
         // Never below the rate half the stretches sustained: the link carried that, so a
         // cluster under it times something else (the sender's own spacing).
-        Some(match self.pair_cluster_bps(spans * PAIR_FLOOR) {
+        let above = spans * PAIR_FLOOR;
+        let acks = self.meter.as_ref().and_then(|m| m.pairs.cluster_bps(above));
+        let data = self.arrivals.as_ref().filter(|_| downstream).and_then(|a| a.cluster_bps(above));
+        Some(match acks.into_iter().chain(data).reduce(f64::max) {
             Some(p) => (p.max(self.percentile_bps(0.5).unwrap_or(0.0)), true),
             None => (spans, false),
         })
     }
 
-    /// The mean of the packet-pair rates in the densest three adjacent bins above `above`,
-    /// if they hold enough samples to be a rate and not noise.
-    fn pair_cluster_bps(&self, above: f64) -> Option<f64> {
-        let m = self.meter.as_ref()?;
-        let b = &m.pairs.counts;
-        let first = bin_of(above) + 1;
-        let around = |i: usize| i.saturating_sub(1).max(first)..=(i + 1).min(BINS - 1);
-        let (best, count) = (first..BINS)
-            .map(|i| (i, around(i).map(|j| b[j]).sum::<u32>()))
-            .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)))?;
-        if count < PAIR_MIN_SAMPLES || (count as f64) < m.pairs.samples as f64 * PAIR_MIN_SHARE {
-            return None;
-        }
-        Some(m.pairs.mean(around(best)))
-    }
-
     /// The first slow start ended (its first loss): busy time counts from here.
     pub fn slow_start_ended(&mut self) {
         if let Some(m) = self.meter.as_mut() {
-            m.slow_start_end.get_or_insert(m.last);
+            m.slow_start_end.get_or_insert(m.pairs.last);
         }
     }
 
@@ -239,7 +281,7 @@ impl DeliveryRate {
         let m = self.meter.as_ref()?;
         let near_at = m.climbs.iter().find(|c| bin_middle(c.0 as usize) >= rate * near).map(|c| (c.1, c.2))?;
         let (t0, d0) = m.slow_start_end.filter(|e| e.0 > near_at.0).unwrap_or(near_at);
-        let (t1, d1) = m.last;
+        let (t1, d1) = m.pairs.last;
         let first = m.climbs.first().map_or(t0, |c| c.1);
         (t1 > t0).then(|| ((d1 - d0) as f64 * 8e9 / (t1 - t0) as f64, (t1 - t0) as f64 / (t1 - first).max(1) as f64))
     }
@@ -370,7 +412,7 @@ mod tests {
         for i in 0..2000u64 {
             r.on_delivered((i as f64 * 2896.0 * 8e9 / 101.5e6) as i64, i * 2896, false);
         }
-        let cap = r.capacity_bps(0.9).unwrap();
+        let cap = r.capacity_bps(0.9, false).unwrap();
         assert!((101.5e6 * 0.99..101.5e6 * 1.01).contains(&cap), "{cap}");
     }
 
@@ -392,7 +434,7 @@ mod tests {
         // 156 Mbit/s link, a small send buffer: each millisecond two ACKs 148 µs apart
         // (the link's spacing), then nothing until the next burst.
         let r = bursts(1000, 1_000_000, 2, 148_500);
-        let cap = r.capacity_bps(0.9).unwrap();
+        let cap = r.capacity_bps(0.9, false).unwrap();
         assert!((150e6..162e6).contains(&cap), "{cap}");
     }
 
@@ -416,7 +458,7 @@ mod tests {
             d += 1448;
             r.on_delivered(t, d, false);
         }
-        let cap = r.capacity_bps(0.9).unwrap();
+        let cap = r.capacity_bps(0.9, false).unwrap();
         let (rate, _) = r.rate_since_near(cap, 0.8).unwrap();
         assert!((97e6..103e6).contains(&rate), "{rate}");
     }
@@ -436,8 +478,34 @@ mod tests {
         }
         let spans = r.percentile_bps(0.9).unwrap();
         assert!(spans < 7e6, "{spans}"); // the flow's own rate
-        let cap = r.capacity_bps(0.9).unwrap();
+        let cap = r.capacity_bps(0.9, false).unwrap();
         assert!((20e6..23.5e6).contains(&cap), "{cap}");
+    }
+
+    /// 1.66 Mbit/s link, 576 B packets (2.77 ms each), 5.7 ms RTT: a window of two segments
+    /// arrives as a pair 2.77 ms apart every 11.6 ms, and the receiver's delayed ACK answers
+    /// each pair once.
+    fn two_segment_rounds_at_the_receiver() -> DeliveryRate {
+        let mut r = DeliveryRate::default();
+        let mut d = 0u64;
+        for round in 0..300i64 {
+            let t = round * 11_620_000;
+            r.on_arrival(t, 536);
+            r.on_arrival(t + 2_770_000, 536);
+            d += 1072;
+            r.on_delivered(t + 2_770_000, d, false);
+        }
+        r
+    }
+
+    #[test]
+    fn delayed_acks_hide_the_link_that_the_data_s_arrivals_show() {
+        let r = two_segment_rounds_at_the_receiver();
+        let acks_only = r.capacity_bps(0.9, false).unwrap();
+        assert!((700e3..780e3).contains(&acks_only), "{acks_only}"); // the flow's own rate
+        let cap = r.capacity_bps(0.9, true).unwrap();
+        assert!((1.5e6..1.7e6).contains(&cap), "{cap}");
+        assert!(r.capacity_from_pairs(0.9, true));
     }
 
     #[test]
@@ -447,7 +515,7 @@ mod tests {
         let r = bursts(300, 7_400_000, 6, 121_300);
         let spans = r.percentile_bps(0.9).unwrap();
         assert!(spans < 30e6, "{spans}"); // the flow's own rate
-        let cap = r.capacity_bps(0.9).unwrap();
+        let cap = r.capacity_bps(0.9, false).unwrap();
         assert!((180e6..205e6).contains(&cap), "{cap}");
     }
 
@@ -461,7 +529,7 @@ mod tests {
             d += 2896;
             r.on_delivered(t, d, false);
         }
-        let cap = r.capacity_bps(0.9).unwrap();
+        let cap = r.capacity_bps(0.9, false).unwrap();
         assert!((95e6..115e6).contains(&cap), "{cap}");
     }
 
@@ -481,6 +549,6 @@ mod tests {
         for i in 0..100u64 {
             r.on_delivered(i as i64 * 40_000_000, i * 1204, true);
         }
-        assert_eq!(r.capacity_bps(0.9), None);
+        assert_eq!(r.capacity_bps(0.9, false), None);
     }
 }

@@ -545,6 +545,7 @@ impl Sender {
             notes.duplicate = true;
             return;
         }
+        self.delivery.on_arrival(ts, seg.payload_len);
         if seq >= self.max {
             if seq > self.max {
                 // Bytes the capture point never saw: lost upstream or dropped by the capture.

@@ -291,7 +291,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         mss: s.mss,
         data_bytes: s.data_bytes,
         goodput_bps: goodput,
-        capacity_bps: s.delivery.capacity_bps(CAPACITY_PERCENTILE),
+        capacity_bps: s.delivery.capacity_bps(CAPACITY_PERCENTILE, vantage == Vantage::ReceiverSide),
         rwnd_min: fs.rwnd_min[dd],
         rwnd_max: fs.rwnd_max[dd],
         rwnd_basis: fs.rwnd_basis[dd],
@@ -467,7 +467,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // timed is the link's when it ran that link full.
     let flat_on_timed_link = vantage != Vantage::SenderSide
         && fs.handshake.rtt_ns().is_none()
-        && s.delivery.capacity_from_pairs(CAPACITY_PERCENTILE)
+        && s.delivery.capacity_from_pairs(CAPACITY_PERCENTILE, vantage == Vantage::ReceiverSide)
         && share(LimitState::Cwnd) + share(LimitState::Sndbuf) >= CWND_HELD;
     let link_full = link_busy.map_or(queue_full, |b| b >= FULL_LINK && (queue_signs || window_held || flat_on_timed_link));
     // On a full link a flat flight is the path's pace, not the buffer's: a larger buffer

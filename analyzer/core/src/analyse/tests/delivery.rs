@@ -23,7 +23,7 @@ fn exchanges(n: u32, segments: u32, len: u32) -> Trace {
 #[test]
 fn responses_shorter_than_a_segment_show_the_application_not_the_path() {
     let t = exchanges(100, 1, 1204);
-    assert_eq!(t.fs.senders[A].delivery.capacity_bps(0.9), None);
+    assert_eq!(t.fs.senders[A].delivery.capacity_bps(0.9, false), None);
 }
 
 #[test]
@@ -31,7 +31,7 @@ fn an_idle_sender_is_application_limited_even_with_full_segments() {
     // 8 full segments every 40 ms, all acknowledged before the next 8: the sender sat idle
     // between them, as Linux flags it.
     let t = exchanges(100, 8, MSS);
-    assert_eq!(t.fs.senders[A].delivery.capacity_bps(0.9), None);
+    assert_eq!(t.fs.senders[A].delivery.capacity_bps(0.9, false), None);
 }
 
 #[test]
@@ -46,7 +46,7 @@ fn a_sender_that_never_runs_out_shows_the_path() {
         }
         t.seg(at + 10, A).data(1 + k * MSS, MSS).send();
     }
-    let rate = t.fs.senders[A].delivery.capacity_bps(0.9).expect("a rate");
+    let rate = t.fs.senders[A].delivery.capacity_bps(0.9, false).expect("a rate");
     // One segment a millisecond: 11.6 Mbit/s, within the histogram's bin.
     assert!((rate / 11.584e6 - 1.0).abs() < 0.1, "{rate}");
 }
@@ -73,6 +73,6 @@ fn a_window_short_of_the_path_shows_the_link_in_its_pairs() {
             sent += 1;
         }
     }
-    let rate = t.fs.senders[A].delivery.capacity_bps(0.9).expect("a rate");
+    let rate = t.fs.senders[A].delivery.capacity_bps(0.9, false).expect("a rate");
     assert!((rate / 11.584e6 - 1.0).abs() < 0.05, "{rate}");
 }
