@@ -65,6 +65,8 @@ PHRASES = [
      [("PAIR_MIN_SHARE", pct), ("PAIR_FLOOR", times)]),
     ("verdicts.md", "first came within {0} % of that rate, delivered ≥ {1} % of it",
      [("NEAR_CAPACITY", pct), ("FULL_LINK", pct)]),
+    ("verdicts.md", "covers ≥ {0} % of its delivery time or {1} mean RTTs",
+     [("STRETCH_SHARE", pct), ("STRETCH_RTTS", word)]),
     ("verdicts.md", "mean RTT ≥ {0}× its minimum", [("QUEUE_SIGN", times)]),
     ("verdicts.md", "or its congestion window held it {0} the busy time or more with no send-buffer plateau",
      [("CWND_HELD", half)]),

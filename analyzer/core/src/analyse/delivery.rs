@@ -275,15 +275,16 @@ impl DeliveryRate {
 
     /// The mean delivery rate from the first time a sample came within `near` of `rate`
     /// — or from the end of slow start, when later — to the last delivery, with the share
-    /// of the delivery time that span covers. A slow start's bursts leave the bottleneck
-    /// at its rate rounds before they fill it: the rounds between are not its busy time.
-    pub fn rate_since_near(&self, rate: f64, near: f64) -> Option<(f64, f64)> {
+    /// of the delivery time that span covers and its length (ns). A slow start's bursts
+    /// leave the bottleneck at its rate rounds before they fill it: the rounds between are
+    /// not its busy time.
+    pub fn rate_since_near(&self, rate: f64, near: f64) -> Option<(f64, f64, i64)> {
         let m = self.meter.as_ref()?;
         let near_at = m.climbs.iter().find(|c| bin_middle(c.0 as usize) >= rate * near).map(|c| (c.1, c.2))?;
         let (t0, d0) = m.slow_start_end.filter(|e| e.0 > near_at.0).unwrap_or(near_at);
         let (t1, d1) = m.pairs.last;
         let first = m.climbs.first().map_or(t0, |c| c.1);
-        (t1 > t0).then(|| ((d1 - d0) as f64 * 8e9 / (t1 - t0) as f64, (t1 - t0) as f64 / (t1 - first).max(1) as f64))
+        (t1 > t0).then(|| ((d1 - d0) as f64 * 8e9 / (t1 - t0) as f64, (t1 - t0) as f64 / (t1 - first).max(1) as f64, t1 - t0))
     }
 }
 
@@ -399,7 +400,7 @@ mod tests {
             r.on_delivered(1_000_000_000 + i * 115_840, d, false);
         }
         let cap = r.percentile_bps(0.9).unwrap();
-        let (rate, span) = r.rate_since_near(cap, 0.8).unwrap();
+        let (rate, span, _) = r.rate_since_near(cap, 0.8).unwrap();
         assert!((95e6..105e6).contains(&rate), "{rate}");
         assert!((0.45..0.55).contains(&span), "{span}");
     }
@@ -459,7 +460,7 @@ mod tests {
             r.on_delivered(t, d, false);
         }
         let cap = r.capacity_bps(0.9, false).unwrap();
-        let (rate, _) = r.rate_since_near(cap, 0.8).unwrap();
+        let (rate, _, _) = r.rate_since_near(cap, 0.8).unwrap();
         assert!((97e6..103e6).contains(&rate), "{rate}");
     }
 

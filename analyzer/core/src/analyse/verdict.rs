@@ -184,6 +184,17 @@ const CWND_HELD: f64 = 0.5;
 const FULL_LINK_SECONDARY: f64 = 0.2;
 /// "Near the bottleneck's rate": where a slow start or startup has ended.
 const NEAR_CAPACITY: f64 = 0.8;
+/// That stretch stands for the flow when it covers this share of its delivery time, or
+/// this many round trips: a long path's slow start (seconds of doubling) may leave a
+/// shorter share after it, yet rounds enough to show the queue's steady state.
+const STRETCH_SHARE: f64 = 0.3;
+const STRETCH_RTTS: f64 = 5.0;
+
+/// Whether the stretch after the flow first came near the capacity (`share` of its
+/// delivery time, `span_ns` long) stands for it, on a path of `rtt_ms` (mean) if known.
+fn steady_stretch_stands(share: f64, span_ns: i64, rtt_ms: Option<f64>) -> bool {
+    share >= STRETCH_SHARE || rtt_ms.is_some_and(|r| span_ns as f64 >= STRETCH_RTTS * r * 1e6)
+}
 /// The application, not the path, set the transfer's pace when the sender paused
 /// (limit.rs, `MIN_PAUSE_NS`: nothing outstanding, all it sent acknowledged) at least
 /// `APP_PAUSES` times, idle for at least `APP_IDLE_SHARE` of the transfer, and never went
@@ -434,8 +445,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let steady_rate = v
         .capacity_bps
         .and_then(|c| s.delivery.rate_since_near(c, NEAR_CAPACITY))
-        .filter(|&(_, span)| span >= 0.3)
-        .map_or(goodput, |(r, _)| r);
+        .filter(|&(_, share, span_ns)| steady_stretch_stands(share, span_ns, path.map(|p| p.rtt_ms)))
+        .map_or(goodput, |(r, _, _)| r);
     // The bottleneck carries every copy that crosses it: a spurious retransmission's data
     // twice, a dropped copy never.
     let carried_rate = steady_rate * (1.0 + s.spurious_bytes as f64 / s.data_bytes.max(1) as f64);
@@ -709,5 +720,18 @@ mod tests {
         assert_eq!(spare_scale(&off, 0, 13_568), None);
         let cut = scaled(Scaling::Unknown { min_shift: 7 }, Scaling::Unknown { min_shift: 7 });
         assert_eq!(spare_scale(&cut, 0, 13_568), None);
+    }
+
+    #[test]
+    fn a_long_path_s_slow_start_leaves_rounds_enough_to_judge_the_link() {
+        const S: i64 = 1_000_000_000;
+        // 290 ms path (470 ms with its queue): slow start took 7.6 s of 10.4; the 2.8 s
+        // after it, six rounds, stand for the flow though only 27 % of its time.
+        assert!(steady_stretch_stands(0.27, 2_800_000_000, Some(470.0)));
+        // Two rounds of a 5 ms path's stretch do not, nor one with no RTT to count rounds.
+        assert!(!steady_stretch_stands(0.05, 10_000_000, Some(5.0)));
+        assert!(!steady_stretch_stands(0.27, 3 * S, None));
+        // A third of the transfer always does.
+        assert!(steady_stretch_stands(0.3, 1, None));
     }
 }
