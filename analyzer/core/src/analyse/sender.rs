@@ -606,10 +606,12 @@ impl Sender {
         if !self.in_recovery {
             self.in_recovery = true;
             // A connection captured from its SYN is in its first slow start until its first
-            // loss (ssthresh starts infinite, RFC 5681 §3.1): a loss in its first two rounds
-            // ends it before any round could show the doubling.
-            let first_rounds = self.syn_seen && self.rounds.iter().filter(|&&r| r > 0).count() < 2;
-            let in_slow_start = self.recoveries.is_empty() && (first_rounds || ended_slow_start(&self.rounds));
+            // loss (ssthresh starts infinite, RFC 5681 §3.1), whether or not its rounds show
+            // the doubling: a loss in its first two rounds comes before any round could, and
+            // past a bottleneck already full arrivals stop growing. (CUBIC's HyStart may end
+            // it sooner: the verdict reads that from hystart.rs.) Captured mid-transfer, only
+            // a round that grew 1.5× says slow start was still on.
+            let in_slow_start = self.recoveries.is_empty() && (self.syn_seen || ended_slow_start(&self.rounds));
             // The first loss of a connection seen from its SYN ends its first slow start,
             // whether or not the rounds before it showed the doubling (past a bottleneck
             // already full, slow start sends at twice its rate: no round grows).

@@ -90,6 +90,27 @@ fn a_loss_in_the_first_round_after_the_handshake_ends_the_first_slow_start() {
 }
 
 #[test]
+fn a_connection_seen_from_its_syn_is_in_slow_start_at_its_first_loss_however_its_rounds_grew() {
+    // Past a bottleneck already full the rounds stop growing (arrivals at the link's rate):
+    // four segments a round for six rounds, then the first loss. ssthresh was still
+    // infinite, so it ends the first slow start (RFC 5681 §3.1), as the kernel counts it.
+    let mut t = four_segments_sent();
+    for r in 1..=6u32 {
+        let t0 = 41_000 + r as i64 * 40_000;
+        t.seg(t0, B).rel_ack(1 + 4 * r * MSS).send();
+        for k in 0..4 {
+            t.seg(t0 + 1 + k as i64, A).data(1 + (4 * r + k) * MSS, MSS).send();
+        }
+    }
+    t.seg(321_000, B).rel_ack(1 + 25 * MSS).send();
+    for k in 0..2 {
+        t.seg(321_001 + k, B).rel_ack(1 + 25 * MSS).sack(&[(1 + 26 * MSS, 1 + (27 + k as u32) * MSS)]).send();
+    }
+    t.seg(321_100, A).data(1 + 25 * MSS, MSS).send();
+    assert!(t.fs.senders[A].recoveries[0].in_slow_start);
+}
+
+#[test]
 fn a_first_loss_without_the_handshake_needs_a_doubling_round_to_end_a_slow_start() {
     // The same losses in a capture that starts mid-transfer: nothing says the sender was
     // still in slow start.
