@@ -152,8 +152,9 @@ impl CcWitness {
     /// The answer, given which recoveries were later proven spurious. Only at the sender
     /// (`at_sender`) are the flight and the departure times the sender's own: elsewhere a
     /// flight rebuilt from ACKs blurs the cut, and the path retimes departures. `own_limits`:
-    /// a send buffer or the application held the sender for a share worth a finding, and
-    /// its writes, not a pacing timer, timed the sends.
+    /// a send buffer held the sender for a share worth a finding, and the writer it wakes,
+    /// not a pacing timer, timed the sends. (An application's own pauses do not count: the
+    /// departures it times are not counted as cwnd's or pacing's.)
     pub fn infer(&self, spurious: impl Fn(usize) -> bool, at_sender: bool, own_limits: bool) -> CcInference {
         if !at_sender {
             return CcInference { away: true, ..Default::default() };

@@ -241,7 +241,8 @@ pub struct Sender {
     /// The newest-sent segment this ACK delivered: when sent, and whether app-limited.
     newest_delivered: Option<(i64, bool)>,
     acks_applied: bool,
-    syn_seen: bool,
+    /// The capture saw this direction's SYN: it begins at the connection's start.
+    pub(super) syn_seen: bool,
     round_start: i64,
     round_max: u64,
     /// Where BBR's STARTUP would have ended, and what was lost of what it sent.

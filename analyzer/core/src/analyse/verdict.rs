@@ -317,7 +317,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         cc: fs.cc[dd].infer(
             |i| s.recoveries.get(i).is_some_and(|r| r.spurious > 0),
             vantage == Vantage::SenderSide,
-            share(LimitState::Sndbuf) >= MIN_SHARE || app_share >= MIN_SHARE,
+            share(LimitState::Sndbuf) >= MIN_SHARE,
         ),
         findings: Vec::new(),
         ceiling: None,
@@ -518,7 +518,9 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         // rate stops growing (startup.rs): what it sent until then is its overshoot. (For any
         // sender, the rounds until then would charge a loss-based one's random losses after
         // its first loss, its window already cut, to its slow start.)
-        let startup_after_first = s.startup.ended.is_some_and(|(_, end)| end > first.point);
+        // Only in a capture from the connection's SYN: begun mid-transfer, the watch would
+        // start counting rounds there, long after STARTUP may have ended.
+        let startup_after_first = s.syn_seen && s.startup.ended.is_some_and(|(_, end)| end > first.point);
         let (lost, needless) = if v.cc.name == CongestionControl::Bbr && startup_after_first {
             (s.startup_losses.lost, s.startup_losses.needless)
         } else {
