@@ -43,6 +43,9 @@ const FLOOR_BPS: f64 = 1e3;
 const PAIR_MIN_SAMPLES: u32 = 16;
 const PAIR_MIN_SHARE: f64 = 0.1;
 const PAIR_FLOOR: f64 = 0.8;
+/// Data arrivals: about one timed pair in four kept (`draw & mask == 0`). A cluster is a
+/// share of the pairs, so a random subsample finds the same one, at a quarter of the cost.
+const ARRIVAL_KEEP_MASK: u32 = 3;
 
 #[derive(Debug, Clone)]
 struct Meter {
@@ -70,11 +73,30 @@ struct Pairs {
     last: (i64, u64),
     /// Where the current train of events less than `MIN_SPAN_NS` apart began.
     train: (i64, u64),
+    /// Keep about one timed pair in `keep_mask + 1`, drawn at random (the others are only
+    /// counted through): a rate sample costs a division, and data arrives with every other
+    /// packet. Drawn, not every n-th: a small window's pairs repeat with a period of a few,
+    /// and a fixed stride would keep only one kind.
+    keep_mask: u32,
+    draw: u32,
 }
 
 impl Pairs {
-    fn new(ts: i64, total: u64) -> Pairs {
-        Pairs { rates: Histogram::EMPTY, last: (ts, total), train: (ts, total) }
+    /// `keep_mask`: 0 keeps every pair, 3 one in four (a power of two less one).
+    fn new(ts: i64, total: u64, keep_mask: u32) -> Pairs {
+        Pairs { rates: Histogram::EMPTY, last: (ts, total), train: (ts, total), keep_mask, draw: 0x9e37_79b9 }
+    }
+
+    /// A timed pair of `bytes` over `span_ns`, kept as `keep_mask` says.
+    #[inline]
+    fn sample(&mut self, bytes: u64, span_ns: i64) {
+        // xorshift32: fixed seed, so every run keeps the same pairs.
+        self.draw ^= self.draw << 13;
+        self.draw ^= self.draw >> 17;
+        self.draw ^= self.draw << 5;
+        if self.draw & self.keep_mask == 0 {
+            self.rates.add(bytes, span_ns);
+        }
     }
 
     /// An event at `ts` with `total` bytes counted so far; `skip`: its gap is not the
@@ -88,13 +110,13 @@ impl Pairs {
         let (t0, d0) = if long_gap { (t_prev, d_prev) } else { self.train };
         let (train_t, train_d) = self.train;
         if long_gap && t_prev - train_t >= SHORT_TRAIN_NS && d_prev > train_d {
-            self.rates.add(d_prev - train_d, t_prev - train_t);
+            self.sample(d_prev - train_d, t_prev - train_t);
         }
         if skip {
             self.train = (ts, total);
         } else if ts - t0 >= MIN_SPAN_NS {
             if total > d0 {
-                self.rates.add(total - d0, ts - t0);
+                self.sample(total - d0, ts - t0);
             }
             self.train = (ts, total);
         }
@@ -192,7 +214,7 @@ impl DeliveryRate {
                 next: 0,
                 filled: false,
                 spans: Histogram::EMPTY,
-                pairs: Pairs::new(ts, delivered),
+                pairs: Pairs::new(ts, delivered, 0),
                 climbs: Vec::new(),
                 slow_start_end: None,
             })
@@ -217,7 +239,7 @@ impl DeliveryRate {
     /// retransmissions too: each crossed the bottleneck).
     #[inline]
     pub fn on_arrival(&mut self, ts: i64, bytes: u32) {
-        let a = self.arrivals.get_or_insert_with(|| Box::new(Pairs::new(ts, 0)));
+        let a = self.arrivals.get_or_insert_with(|| Box::new(Pairs::new(ts, 0, ARRIVAL_KEEP_MASK)));
         let total = a.last.1 + bytes as u64;
         a.on_event(ts, total, false);
     }

@@ -546,7 +546,11 @@ impl Sender {
             notes.duplicate = true;
             return;
         }
-        self.delivery.on_arrival(ts, seg.payload_len);
+        // Arrivals time the bottleneck only past it (delivery.rs); at the sender they are
+        // its own departures, never read.
+        if !self.at_sender() {
+            self.delivery.on_arrival(ts, seg.payload_len);
+        }
         if seq >= self.max {
             if seq > self.max {
                 // Bytes the capture point never saw: lost upstream or dropped by the capture.
