@@ -501,7 +501,9 @@ fn away_from_the_sender_a_timeout_long_silence_after_a_full_segment_is_a_lost_ta
 /// A connection captured from its SYN sends a first burst of 30 segments over a 40 ms path;
 /// the link returns their ACKs `spacing_us` apart; segments 20–24 are dropped at its queue
 /// (the survivors' ACKs keep the link's pace, SACKing above the hole), resent in one
-/// recovery; then 20 rounds ACK-clocked at 20 segments.
+/// recovery; then 20 rounds ACK-clocked at 20 segments. (Not [`first_burst_losing`]'s
+/// rounds of segments 100 µs apart: those leave on the sender's own timer, read as BBR's
+/// pacing, and BBR has no HyStart.)
 fn first_burst_acked_at(spacing_us: i64) -> FlowVerdict {
     const RTT: i64 = 40_000;
     let mut t = Trace::new();
