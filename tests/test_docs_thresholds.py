@@ -47,6 +47,11 @@ def word(x: float) -> str:
     return WORDS[int(x)]
 
 
+def one_in(mask: float) -> str:
+    """A keep mask (a power of two less one) as the prose's "one … in N"."""
+    return WORDS[int(mask) + 1]
+
+
 def twice(x: float) -> str:
     assert x == 2, "the prose says twice"
     return "twice"
@@ -65,6 +70,7 @@ PHRASES = [
      [("PAIR_MIN_SHARE", pct), ("PAIR_FLOOR", times)]),
     ("verdicts.md", "first came within {0} % of that rate, delivered ≥ {1} % of it",
      [("NEAR_CAPACITY", pct), ("FULL_LINK", pct)]),
+    ("verdicts.md", "about one such pair in {0} is kept", [("ARRIVAL_KEEP_MASK", one_in)]),
     ("verdicts.md", "covers ≥ {0} % of its delivery time or {1} mean RTTs",
      [("STRETCH_SHARE", pct), ("STRETCH_RTTS", word)]),
     ("verdicts.md", "mean RTT ≥ {0}× its minimum", [("QUEUE_SIGN", times)]),
