@@ -84,7 +84,8 @@ pub struct Recovery {
     /// The round trip when it began over its floor until then (end-to-end where known):
     /// verdict.rs counts a drop as a tail drop only if a queue stood then.
     pub rtt_over_floor: Option<f32>,
-    /// The timestamp the first retransmission carried.
+    /// The sender's retrans_stamp when it began: the timestamp its first retransmission
+    /// carried, or an earlier recovery's that it followed with a retransmission outstanding.
     pub(super) first_tsval: Option<u32>,
     /// D-SACKs seen before it began.
     pub(super) dsacks_before: u64,
@@ -160,6 +161,10 @@ pub struct Sender {
     last_ack_window: u16,
     /// When the receiver first reported data above SND.UNA (a hole opened).
     hole_since: Option<i64>,
+    /// The timestamp the first retransmission since the sender last stood clear of them
+    /// carried (Linux's retrans_stamp): a recovery that follows another at once, with
+    /// holes still open, keeps its predecessor's, as the kernel keeps it.
+    retrans_stamp: Option<Option<u32>>,
     pub rtt: RttEstimator,
     /// The samples known to span the whole path: taken once the capture point's
     /// ACK→data delay was known (from the handshake or timestamp echoes) and added in.
@@ -608,6 +613,7 @@ impl Sender {
         self.retrans_bytes += seg.payload_len as u64;
         notes.retrans = kind;
         notes.retrans_of = orig_frame;
+        let stamp = *self.retrans_stamp.get_or_insert(tsval);
         if !self.in_recovery {
             self.in_recovery = true;
             // A connection captured from its SYN is in its first slow start until its first
@@ -626,7 +632,7 @@ impl Sender {
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
-                rtt_over_floor: self.rtt_over_floor(), first_tsval: tsval, dsacks_before: self.dsacks,
+                rtt_over_floor: self.rtt_over_floor(), first_tsval: stamp, dsacks_before: self.dsacks,
             });
         }
         let rec = self.recoveries.len() - 1;
@@ -1097,6 +1103,9 @@ impl Sender {
         }
         self.last_ack_window = seg.window;
         self.last_ack_ns = ts;
+        if self.retrans_stamp.is_some() && !self.in_recovery && !self.retransmission_outstanding(ts) {
+            self.retrans_stamp = None;
+        }
         if let Some((sent, _)) = self.newest_delivered {
             self.reo.on_delivery(sent, self.loop_lag_ns(), ts);
         }
@@ -1111,6 +1120,15 @@ impl Sender {
                 self.app_limited_until = None;
             }
         }
+    }
+
+    /// Whether a retransmission still stands between the sender and a clean slate (Linux
+    /// tcp_any_retrans_done, which keeps retrans_stamp): a resent segment neither ACKed nor
+    /// SACKed — or a hole deemed lost, which starts the next recovery on this very ACK
+    /// (tcp_time_to_recover) before the kernel could clear the stamp.
+    fn retransmission_outstanding(&self, now: i64) -> bool {
+        self.resent.iter().any(|&(s, e, _)| !self.scoreboard.covers(s, e))
+            || !self.scoreboard.is_empty() && self.lost_bytes(now) > 0
     }
 
     /// Bytes acknowledged or SACKed so far (the delivery rate's C.delivered).

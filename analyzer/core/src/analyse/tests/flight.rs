@@ -339,3 +339,53 @@ fn an_ack_seen_before_any_data_places_the_unseen_flight_below_it() {
     let n = t.seg(500, A).data(1 + 3 * MSS, MSS).send();
     assert_eq!((n.unacked, n.in_flight), (4 * MSS as u64, 4 * MSS as u64));
 }
+
+/// Two recoveries back to back, as Linux runs them: the ACK that ends the first (it covers
+/// everything sent before it began) already shows a hole lost above it, so the kernel
+/// enters the second on that ACK, its retrans_stamp still the first recovery's resend.
+fn second_recovery_at_once() -> Trace {
+    let mut t = at_sender();
+    for k in 0..8 {
+        t.seg(41_000 + k, A).data(1 + k as u32 * MSS, MSS).ts(100, 1).send();
+    }
+    // Segment 1 is lost: B SACKs 2–8, A resends 1 (recovery 1, up to segment 8) and sends
+    // 9–14, of which 10 and 14 are lost.
+    t.seg(81_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 8 * MSS)]).ts(50, 100).send();
+    t.seg(81_100, A).data(1, MSS).ts(200, 50).send();
+    for k in 8..14 {
+        t.seg(81_200 + k, A).data(1 + k as u32 * MSS, MSS).ts(201, 50).send();
+    }
+    // The resend and 9 arrive, 11–13 above the hole at 10: recovery 1 is over and
+    // DupThresh deems 10 lost on the same ACK. A resends 10 (recovery 2, up to 14) and
+    // sends 15–19, of which 15 is lost.
+    t.seg(121_200, B).rel_ack(1 + 9 * MSS).sack(&[(1 + 10 * MSS, 1 + 13 * MSS)]).ts(90, 200).send();
+    t.seg(121_700, A).data(1 + 9 * MSS, MSS).ts(300, 90).send();
+    for k in 14..19 {
+        t.seg(121_800 + k, A).data(1 + k as u32 * MSS, MSS).ts(301, 90).send();
+    }
+    t
+}
+
+#[test]
+fn a_recovery_that_follows_another_at_once_keeps_its_retransmission_stamp() {
+    let mut t = second_recovery_at_once();
+    // A partial ACK (14 still missing) echoing 201: older than recovery 2's resend (300),
+    // not than the stamp Linux kept from recovery 1 (200). So no delayed original, no
+    // reordering: with 16–19 SACKed above it, DupThresh deems 15 lost at once (as do
+    // RACK's clock and recovery's zero reordering window), and 14 with it. Nothing is in
+    // flight. Read as reordering, 15 would wait out a reordering window: 1 MSS in flight.
+    let n = t.seg(161_800, B).rel_ack(1 + 13 * MSS).sack(&[(1 + 15 * MSS, 1 + 19 * MSS)]).ts(130, 201).send();
+    assert_eq!((n.unacked, n.sacked), (6 * MSS as u64, 4 * MSS as u64));
+    assert_eq!(n.in_flight, 0);
+}
+
+#[test]
+fn a_partial_ack_echoing_a_send_older_than_the_first_resend_is_reordering() {
+    let mut t = second_recovery_at_once();
+    // Echoing 100, from before recovery 1's resend: the hole was filled by a delayed
+    // original (Linux tcp_try_undo_partial). Reordering seen: RACK waits a reordering
+    // window (min RTT / 4 = 10 ms) past its RTT, so 15, sent 40 ms ago, is still in flight.
+    let n = t.seg(161_800, B).rel_ack(1 + 13 * MSS).sack(&[(1 + 15 * MSS, 1 + 19 * MSS)]).ts(130, 100).send();
+    assert_eq!((n.unacked, n.sacked), (6 * MSS as u64, 4 * MSS as u64));
+    assert_eq!(n.in_flight, MSS as u64);
+}
