@@ -25,20 +25,26 @@ def kernel_flight(info: dict) -> np.ndarray:
             + np.array(info["retrans"]))
 
 
-def kernel_flight_bytes(info: dict, m: np.ndarray) -> np.ndarray:
-    """Bytes in flight as the kernel counts them. The unacknowledged bytes are exact
-    (SND.NXT − SND.UNA = bytes_sent − bytes_retrans − bytes_acked + 1, RFC 4898 counters:
-    bytes_acked counts the SYN's sequence number, bytes_sent does not — an idle sender reads
-    −1 without the correction);
-    only the SACKed, lost and retransmitted segments are packet counts, taken at one MSS
-    each. Packets × MSS for the whole flight would count a short segment (a write's tail,
-    a window's edge) as a full one: over a flight of many such it errs by several MSS."""
+def kernel_flight_bytes(info: dict, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes in flight as the kernel counts them, as the narrowest range the counters allow.
+    The unacknowledged bytes are exact (SND.NXT − SND.UNA = bytes_sent − bytes_retrans −
+    bytes_acked + 1, RFC 4898 counters: bytes_acked counts the SYN's sequence number,
+    bytes_sent does not — an idle sender reads −1 without the correction). The SACKed, lost
+    and retransmitted segments are packet counts: each holds at most an MSS, so the flight
+    is at least the unacked bytes less an MSS per such mark, and at most an MSS per packet
+    in flight. With full segments the two meet; a short segment among them (a write's
+    tail, resent after a timeout) leaves the range as wide as it is short. Packets × MSS
+    alone would count every short segment in flight as a full one: over a flight of many
+    such it errs by several MSS."""
+    packets = kernel_flight(info)
     if not all(k in info for k in ("bytes_sent", "bytes_retrans", "bytes_acked")):
-        return kernel_flight(info) * m
+        return packets * m, packets * m
     unacked = (np.array(info["bytes_sent"], dtype=np.float64) - np.array(info["bytes_retrans"])
                - np.array(info["bytes_acked"]) + 1).clip(min=0)
     marks = np.array(info["sacked"]) + np.array(info["lost"]) - np.array(info["retrans"])
-    return unacked - marks * m
+    low = (unacked - marks * m).clip(min=0)
+    high = np.minimum(unacked, packets.clip(min=0) * m)
+    return low, np.maximum(low, high)
 
 
 def _mss(info: dict, mss: int | None) -> np.ndarray:
@@ -50,11 +56,11 @@ def _mss(info: dict, mss: int | None) -> np.ndarray:
 def flight_agreement(ts_ns: np.ndarray, in_flight: np.ndarray, info: dict,
                      mss: int | None = None, start_ns: int | None = None) -> dict:
     """Share of busy samples (kernel unacked > 0, at or after `start_ns`) where the engine's
-    bytes in flight are within 1 MSS of the kernel's."""
+    bytes in flight are within 1 MSS of the kernel's (of the range its counters allow)."""
     t1 = np.array(info["t_ns"], dtype=np.int64)
     t0 = np.array(info.get("t0_ns") or info["t_ns"], dtype=np.int64)
     m = _mss(info, mss)
-    kernel = kernel_flight_bytes(info, m)
+    low, high = kernel_flight_bytes(info, m)
     lo = np.searchsorted(ts_ns, t0, side="left") - 1
     hi = np.searchsorted(ts_ns, t1, side="right") - 1
     busy = (np.array(info["unacked"]) > 0) & (hi >= 0)
@@ -63,7 +69,8 @@ def flight_agreement(ts_ns: np.ndarray, in_flight: np.ndarray, info: dict,
     errors = []
     for i in np.flatnonzero(busy):
         cands = in_flight[max(lo[i], 0):hi[i] + 1]
-        errors.append(np.min(np.abs(cands - kernel[i])) / m[i])
+        off = np.maximum(low[i] - cands, cands - high[i]).clip(min=0)
+        errors.append(np.min(off) / m[i])
     err = np.array(errors)
     return {"samples": int(busy.sum()),
             "within_1mss": float((err <= 1).mean()) if len(err) else None,

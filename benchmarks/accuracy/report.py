@@ -167,6 +167,10 @@ def markdown(doc: dict) -> str:
         L.append(f"| {o['seed']} | {o['interval']} | {o['label']} | {o['cc']} | "
                  f"{o['kernel']['rwnd']:.2f} / {o['kernel']['sndbuf']:.2f} | {es} |")
     L += ["", "## In flight at the sender (worst runs)", "",
+          "Kernel: SND.NXT − SND.UNA from the byte counters, less the SACKed and lost segments not "
+          "resent; those are packet counts, so where one is short of an MSS the kernel's flight is "
+          "known only to a range (benchmarks/accuracy/kernel.py), and the error is the distance to it.",
+          "",
           "| seed | interval | samples | within 1 MSS | worst error (MSS) |", "|---|---|---:|---:|---:|"]
     for w in f["worst"]:
         L.append(f"| {w['seed']} | {w['interval']} | {w['samples']} | {_pct(w['within_1mss'])} | "
