@@ -170,6 +170,8 @@ pub struct Sender {
     /// ACK→data delay was known (from the handshake or timestamp echoes) and added in.
     pub e2e: RttEstimator,
     pub last_send_ns: i64,
+    /// When data above SND.MAX was last sent (not a resend).
+    last_new_data_ns: i64,
     pub last_ack_ns: i64,
     max_tsval: Option<u32>,
     max_ip_id: Option<u16>,
@@ -373,14 +375,17 @@ impl Sender {
     /// Reordering the sender detected: an original sent at `sent` delivered out of order,
     /// never resent. At its previous ACK RACK had not deemed it lost, so its reordering
     /// window was wider than the time by which that segment then trailed RACK's RTT
-    /// (RFC 8985 §6.2). A capture that starts mid-stream misses the D-SACKs that widened
-    /// it; this is what it shows instead.
+    /// (RFC 8985 §6.2). In recovery, not resent shows less — resends deemed lost wait on
+    /// the window — so there only the last new data sent says it (Linux resends what it
+    /// deems lost before anything new). A capture that starts mid-stream misses the
+    /// D-SACKs that widened the window; this is what it shows instead.
     fn note_reordering(&mut self, sent: i64) {
         self.reord_seen += 1;
         if self.rack_xmit_ns.map_or(true, |x| x <= sent) {
             return; // nothing sent after it was delivered first: no RACK clock ran on it
         }
-        let waited = self.last_ack_ns - sent + self.loop_lag_ns();
+        let last_ack = self.last_ack_ns + self.loop_lag_ns();
+        let waited = if self.in_recovery { last_ack.min(self.last_new_data_ns) } else { last_ack } - sent;
         self.reo_floor_ns = self.reo_floor_ns.max(waited - self.rack_rtt_ns);
     }
 
@@ -588,6 +593,7 @@ impl Sender {
                 self.first_data_ns = Some(ts);
             }
             self.last_send_ns = ts;
+            self.last_new_data_ns = ts;
             return;
         }
         // Below SND.MAX: a keep-alive, a late original, or a retransmission.

@@ -389,3 +389,30 @@ fn a_partial_ack_echoing_a_send_older_than_the_first_resend_is_reordering() {
     assert_eq!((n.unacked, n.sacked), (6 * MSS as u64, 4 * MSS as u64));
     assert_eq!(n.in_flight, MSS as u64);
 }
+
+#[test]
+fn an_original_late_while_resends_wait_on_the_window_does_not_widen_racks_window() {
+    let mut t = at_sender();
+    for k in 0..10 {
+        t.seg(41_000 + k, A).data(1 + k as u32 * MSS, MSS).send();
+    }
+    // Segment 1 is lost, 2 held up. B SACKs 3–10: both holes are lost by DupThresh. A
+    // resends 1 but not 2 (its reduced window has no room: resends wait), and sends
+    // nothing new. B SACKs the same again at 95 ms.
+    t.seg(81_000, B).rel_ack(1).sack(&[(1 + 2 * MSS, 1 + 10 * MSS)]).send();
+    t.seg(81_100, A).data(1, MSS).send();
+    t.seg(95_000, B).rel_ack(1).sack(&[(1 + 2 * MSS, 1 + 10 * MSS)]).send();
+    // 2 was never resent, and arrives: reordering seen. Not resent by 95 ms says nothing of
+    // RACK's window (trailing RACK's RTT by 14 ms then would make it wider than 14 ms):
+    // the window held it, and the last new data left at 41 ms, before any deadline.
+    t.seg(121_100, B).rel_ack(1 + 10 * MSS).send();
+    for k in 10..14 {
+        t.seg(121_200 + k as i64, A).data(1 + k * MSS, MSS).send();
+    }
+    // 11 is lost; 12–14 are SACKed after 40 ms, and again 12 ms later. RACK's window is
+    // min RTT / 4 = 10 ms: 11 is lost by now (with a 14 ms window it would not be yet).
+    t.seg(161_300, B).rel_ack(1 + 10 * MSS).sack(&[(1 + 11 * MSS, 1 + 14 * MSS)]).send();
+    let n = t.seg(173_300, B).rel_ack(1 + 10 * MSS).sack(&[(1 + 11 * MSS, 1 + 14 * MSS)]).send();
+    assert_eq!((n.unacked, n.sacked), (4 * MSS as u64, 3 * MSS as u64));
+    assert_eq!(n.in_flight, 0);
+}
