@@ -123,18 +123,20 @@ impl Pairs {
         self.last = (ts, total);
     }
 
-    /// The mean of the pair rates in the densest three adjacent bins above `above`, if they
-    /// hold enough samples to be a rate and not noise.
+    /// The mean of the pair rates in the fastest cluster above `above` that holds enough
+    /// samples to be a rate and not noise: of the runs of adjacent bins whose three-bin
+    /// windows all hold enough, the fastest run's densest window. No pair leaves the
+    /// bottleneck faster than its rate; a slower cluster apart from it is the sender's own
+    /// spacing (BBR pacing below the link) or idle gaps, however dense.
     fn cluster_bps(&self, above: f64) -> Option<f64> {
         let b = &self.rates.counts;
         let first = bin_of(above) + 1;
         let around = |i: usize| i.saturating_sub(1).max(first)..=(i + 1).min(BINS - 1);
-        let (best, count) = (first..BINS)
-            .map(|i| (i, around(i).map(|j| b[j]).sum::<u32>()))
-            .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)))?;
-        if count < PAIR_MIN_SAMPLES || (count as f64) < self.rates.samples as f64 * PAIR_MIN_SHARE {
-            return None;
-        }
+        let count = |i: usize| around(i).map(|j| b[j]).sum::<u32>();
+        let enough = |n: u32| n >= PAIR_MIN_SAMPLES && n as f64 >= self.rates.samples as f64 * PAIR_MIN_SHARE;
+        let top = (first..BINS).rev().find(|&i| enough(count(i)))?;
+        let bottom = (first..=top).rev().take_while(|&i| enough(count(i))).last().unwrap_or(top);
+        let best = (bottom..=top).max_by_key(|&i| (count(i), std::cmp::Reverse(i))).unwrap_or(top);
         Some(self.rates.mean(around(best)))
     }
 }
@@ -540,6 +542,23 @@ mod tests {
         assert!(spans < 30e6, "{spans}"); // the flow's own rate
         let cap = r.capacity_bps(0.9, false).unwrap();
         assert!((180e6..205e6).contains(&cap), "{cap}");
+    }
+
+    #[test]
+    fn a_sender_pacing_below_the_link_leaves_the_link_its_fastest_cluster() {
+        // 10 Mbit/s link, an ACK per 1448 B segment. A sender pacing at 60 % of it (BBR
+        // below its estimate): twelve segments 1.93 ms apart, then four that queued at the
+        // bottleneck and left it back to back, 1.16 ms apart. The pacing's pairs are three
+        // times as many; the link's are the fastest that are many enough.
+        let mut r = DeliveryRate::default();
+        let (mut t, mut d) = (0i64, 0u64);
+        for i in 0..1600i64 {
+            t += if i % 16 < 12 { 1_930_667 } else { 1_158_400 };
+            d += 1448;
+            r.on_delivered(t, d, false);
+        }
+        let cap = r.capacity_bps(0.9, false).unwrap();
+        assert!((9.5e6..10.5e6).contains(&cap), "{cap}");
     }
 
     #[test]
