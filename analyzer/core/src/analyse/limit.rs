@@ -50,7 +50,7 @@ pub(super) const MIN_PAUSE_NS: i64 = 1_000_000;
 /// known).
 const DEFER_SEGMENTS: u64 = 2;
 /// The timestamp clock's tick (Linux's TSval counts milliseconds).
-const TS_TICK_NS: i64 = 1_000_000;
+pub(super) const TS_TICK_NS: i64 = 1_000_000;
 /// Round trips after a retransmission timeout during which slow start may still hold the
 /// sender near the one-segment loss window (RFC 5681 §3.1).
 const LOSS_WINDOW_RTTS: i64 = 2;
@@ -62,6 +62,10 @@ pub struct LimitTracker {
     /// time after `lag_ns` of silence belongs to it (e.g. an idle application).
     settled: LimitState,
     lag_ns: i64,
+    /// The same delay with no queue on the path: the one that ends a pause, as the ACK
+    /// that began it reached the sender past a drained queue and the data ending it met
+    /// an empty one.
+    idle_lag_ns: i64,
     /// Time charged per state since this direction's last new data.
     since_data: [i64; LimitState::ALL.len()],
     pub state_ns: [i64; LimitState::ALL.len()],
@@ -294,7 +298,8 @@ impl LimitTracker {
 
     /// A gap of `dt` split between the state now (its first `lag_ns`) and the settled one.
     fn charge_split(&mut self, dt: i64) {
-        let now_state = dt.min(self.lag_ns);
+        let lag = if self.settled == LimitState::Idle { self.idle_lag_ns } else { self.lag_ns };
+        let now_state = dt.min(lag);
         self.state_ns[self.state as usize] += now_state;
         self.state_ns[self.settled as usize] += dt - now_state;
         self.since_data[self.state as usize] += now_state;
@@ -480,6 +485,8 @@ impl LimitTracker {
             self.dip_since = None;
         }
         self.lag_ns = s.a2d_ns();
+        // (Read only for a gap the settled state charges as idle: it takes the capacity.)
+        self.idle_lag_ns = if settled_state == LimitState::Idle && self.lag_ns > 0 { s.base_a2d_ns() } else { self.lag_ns };
         self.settled = if self.lag_ns == 0 { state } else { settled_state };
         self.follow_pause(ts);
         self.rwnd_now = rwnd.unwrap_or(0);

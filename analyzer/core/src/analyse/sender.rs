@@ -738,6 +738,20 @@ impl Sender {
         self.lag_ns
     }
 
+    /// The ACK → data delay with no queue on the path (0 at the sender), never above the
+    /// recent one: the least seen (or the handshake's), a timestamp tick more (an echo
+    /// pairs data with any ACK of the tick it echoes) and a full segment's time on the
+    /// bottleneck (the handshake's small segments skip it; slow links take milliseconds).
+    /// Without a capacity yet, the recent delay.
+    pub fn base_a2d_ns(&self) -> i64 {
+        let lag = self.a2d_ns();
+        let least = [self.a2d.min_ns, self.a2d_hint_ns].into_iter().flatten().filter(|&b| b >= 0).min();
+        let (Some(least), true) = (least, lag > 0) else { return lag };
+        let Some(bps) = self.delivery.capacity_bps(super::verdict::CAPACITY_PERCENTILE, false) else { return lag };
+        let segment_ns = (self.mss.max(1) as f64 * 8e9 / bps.max(1.0)) as i64;
+        lag.min(least + super::limit::TS_TICK_NS + segment_ns)
+    }
+
     /// The part of a round trip the capture point does not see (ACK → data, away from the
     /// sender); none at the sender, where that delay is its own processing.
     #[inline]

@@ -166,7 +166,7 @@ fn slow_reader(lim: &LimitTracker, held_share: f64, paced: bool, peak: u64) -> O
 /// buffer, and the kernel advertises at least half of its buffer.
 const SPARE_SHIFTS: u8 = 2;
 /// The capacity estimate: this percentile of the delivery-rate samples (delivery.rs).
-const CAPACITY_PERCENTILE: f64 = 0.9;
+pub(super) const CAPACITY_PERCENTILE: f64 = 0.9;
 /// A window held at or below this share of the largest one advertised before it, while it
 /// limited the sender, was full of data the receiving application had not read.
 const SLOW_READER_FILL: f64 = 0.5;

@@ -593,3 +593,26 @@ fn at_the_receiver_a_reply_written_in_pieces_is_not_the_applications_time_either
     let second = reply_in_two_pieces(&mut t, 80_300, true);
     assert!(!second[..10].contains(&LimitState::App), "{second:?}");
 }
+
+#[test]
+fn away_from_the_sender_a_pause_is_timed_from_an_empty_queue() {
+    // At the receiver B: 40 ms from B to A and back (the handshake's), a 10 Mbit/s link
+    // (1448 B every 1,158 µs). A keeps 60 segments out, 29.5 ms of them queued: each data
+    // segment echoes B's ACK of 60 segments before, 69.5 ms earlier. After 200 segments A's
+    // application pauses 200 ms; its next segment meets an empty queue.
+    let mut t = Trace::new();
+    t.handshake(100, 40_000, Some(7));
+    let arrival = |k: i64| 40_200 + k * 1_158;
+    for k in 0..200i64 {
+        let ecr = if k >= 60 { 1_000 + k as u32 - 60 } else { 1 };
+        t.seg(arrival(k), A).data(1 + k as u32 * MSS, MSS).ts(10 + k as u32, ecr).send();
+        t.seg(arrival(k) + 10, B).rel_ack(1 + (k as u32 + 1) * MSS).ts(1_000 + k as u32, 10 + k as u32).send();
+    }
+    let idle_ns = |t: &Trace| t.fs.limits[A].state_ns[LimitState::Idle as usize];
+    let before = idle_ns(&t);
+    t.seg(arrival(199) + 10 + 200_000 + 40_000 + 1_158, A).data(1 + 200 * MSS, MSS).ts(400, 1_199).send();
+    // The pause's idle: the gap less the loop with no queue (40 ms, a segment's 1.16 ms on
+    // the link, a timestamp tick), not less the 69.5 ms the queued segments took.
+    let idle_ms = (idle_ns(&t) - before) as f64 / 1e6;
+    assert!((197.0..=201.0).contains(&idle_ms), "idle {idle_ms} ms");
+}
