@@ -90,7 +90,10 @@ impl FlowState {
         }
         self.packets += 1;
         self.last_ts = self.last_ts.max(ts);
-        for l in self.limits.iter_mut() {
+        for (l, sender) in self.limits.iter_mut().zip(&self.senders) {
+            if l.idle_lag_needed(ts) {
+                l.set_idle_lag(sender.base_a2d_ns());
+            }
             l.charge(ts);
         }
         self.handshake.on_segment(seg.flags, d, ts);

@@ -284,6 +284,17 @@ impl LimitTracker {
         self.last_ts = Some(ts);
     }
 
+    /// Whether the gap ending at `ts` is charged as idle past the floor of the no-queue
+    /// delay: then [`Self::set_idle_lag`] must be given the delay itself first.
+    #[inline(always)]
+    pub fn idle_lag_needed(&self, ts: i64) -> bool {
+        self.settled == LimitState::Idle && self.state != self.settled && self.last_ts.is_some_and(|p| ts - p > self.idle_lag_ns)
+    }
+
+    pub fn set_idle_lag(&mut self, lag: i64) {
+        self.idle_lag_ns = lag;
+    }
+
     /// The window integrals of a one-state gap (out of line: most gaps have neither).
     fn charge_window(&mut self, dt: i64, ts: i64) {
         if self.state == LimitState::Rwnd {
@@ -485,8 +496,9 @@ impl LimitTracker {
             self.dip_since = None;
         }
         self.lag_ns = s.a2d_ns();
-        // (Read only for a gap the settled state charges as idle: it takes the capacity.)
-        self.idle_lag_ns = if settled_state == LimitState::Idle && self.lag_ns > 0 { s.base_a2d_ns() } else { self.lag_ns };
+        // Its floor only: the whole of it reads the capacity, which only a gap longer than
+        // the floor needs ([`Self::idle_lag_needed`]).
+        self.idle_lag_ns = if settled_state == LimitState::Idle { s.base_a2d_floor_ns() } else { self.lag_ns };
         self.settled = if self.lag_ns == 0 { state } else { settled_state };
         self.follow_pause(ts);
         self.rwnd_now = rwnd.unwrap_or(0);

@@ -738,18 +738,30 @@ impl Sender {
         self.lag_ns
     }
 
-    /// The ACK → data delay with no queue on the path (0 at the sender), never above the
-    /// recent one: the least seen (or the handshake's), a timestamp tick more (an echo
-    /// pairs data with any ACK of the tick it echoes) and a full segment's time on the
-    /// bottleneck (the handshake's small segments skip it; slow links take milliseconds).
-    /// Without a capacity yet, the recent delay.
-    pub fn base_a2d_ns(&self) -> i64 {
+    /// The least the ACK → data delay with no queue on the path can be (0 at the sender),
+    /// never above the recent delay: the least seen (or the handshake's) and a timestamp
+    /// tick more (an echo pairs data with any ACK of the tick it echoes).
+    pub fn base_a2d_floor_ns(&self) -> i64 {
         let lag = self.a2d_ns();
         let least = [self.a2d.min_ns, self.a2d_hint_ns].into_iter().flatten().filter(|&b| b >= 0).min();
-        let (Some(least), true) = (least, lag > 0) else { return lag };
+        match least {
+            Some(b) if lag > 0 => lag.min(b + super::limit::TS_TICK_NS),
+            _ => lag,
+        }
+    }
+
+    /// The ACK → data delay with no queue on the path: [`Self::base_a2d_floor_ns`] and a
+    /// full segment's time on the bottleneck (the handshake's small segments skip it; slow
+    /// links take milliseconds), never above the recent delay. Without a capacity yet, the
+    /// recent delay. (Reads the capacity: for a gap that needs it.)
+    pub fn base_a2d_ns(&self) -> i64 {
+        let (lag, floor) = (self.a2d_ns(), self.base_a2d_floor_ns());
+        if floor == lag {
+            return lag;
+        }
         let Some(bps) = self.delivery.capacity_bps(super::verdict::CAPACITY_PERCENTILE, false) else { return lag };
         let segment_ns = (self.mss.max(1) as f64 * 8e9 / bps.max(1.0)) as i64;
-        lag.min(least + super::limit::TS_TICK_NS + segment_ns)
+        lag.min(floor + segment_ns)
     }
 
     /// The part of a round trip the capture point does not see (ACK → data, away from the
