@@ -1070,7 +1070,12 @@ impl Sender {
                 (l.0, r.0)
             };
             self.dsacks += 1;
-            self.reo.on_dsack();
+            // Linux widens RACK's window only for a D-SACK after reordering was seen
+            // (tcp_dsack_seen: a spurious resend RACK's own haste may have caused). Before
+            // the capture began that is unknown: there every D-SACK counts.
+            if self.reordering_seen() || !self.syn_seen {
+                self.reo.on_dsack();
+            }
             self.prove(l, r, Evidence::Dsack, notes);
             sack_blocks = &blocks[1..];
         }

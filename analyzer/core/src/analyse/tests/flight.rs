@@ -262,6 +262,27 @@ fn a_dsack_alone_is_no_reordering_seen() {
     assert_eq!(n.in_flight, 0);
 }
 
+#[test]
+fn a_dsack_before_any_reordering_seen_leaves_racks_window_as_it_was() {
+    let mut t = at_sender();
+    t.seg(41_000, A).data(1, MSS).send();
+    t.seg(41_001, A).data(1 + MSS, MSS).send();
+    // Segment 1 resent too early, then D-SACKed, with no reordering seen: Linux does not
+    // widen RACK's window for it (not a spurious recovery RACK's haste caused).
+    t.seg(80_000, A).data(1, MSS).send();
+    t.seg(81_000, B).rel_ack(1 + 2 * MSS).send();
+    t.seg(82_000, B).rel_ack(1 + 2 * MSS).sack(&[(1, 1 + MSS)]).send();
+    // Segments 3 and 4 at 83 ms (3 is dropped), 5 at 100 ms; at 140 ms B SACKs 4–5. Two
+    // segments above the hole, no recovery: RACK waits min RTT / 4 = 10 ms past 5's 40 ms
+    // RTT, so 3, sent 57 ms ago, is lost (with the window widened a step, 20 ms, not yet).
+    t.seg(83_000, A).data(1 + 2 * MSS, MSS).send();
+    t.seg(83_001, A).data(1 + 3 * MSS, MSS).send();
+    t.seg(100_000, A).data(1 + 4 * MSS, MSS).send();
+    let n = t.seg(140_000, B).rel_ack(1 + 2 * MSS).sack(&[(1 + 3 * MSS, 1 + 5 * MSS)]).send();
+    assert_eq!((n.unacked, n.sacked), (3 * MSS as u64, 2 * MSS as u64));
+    assert_eq!(n.in_flight, 0);
+}
+
 /// A capture begun mid-transfer at A, whose writer sends one segment `wait_us` after each
 /// ACK and never at once; B's ACK echoes each segment `ack_us` after it passes. Returns the
 /// notes of the last segment.
