@@ -247,15 +247,21 @@ fn a_round_trip_of_dsacks_widens_racks_window_by_one_step() {
     assert_eq!((n.unacked, n.sacked, n.in_flight), (3 * MSS as u64, 2 * MSS as u64, 0));
 }
 
-#[test]
-fn a_dsack_alone_is_no_reordering_seen() {
+/// At the sender, segment 1 resent too early, then D-SACKed: the sender learns the resend
+/// was spurious. No reordering seen.
+fn one_spurious_resend() -> Trace {
     let mut t = at_sender();
     t.seg(41_000, A).data(1, MSS).send();
     t.seg(41_001, A).data(1 + MSS, MSS).send();
-    // Segment 1 resent too early, then D-SACKed: the sender learns it was spurious.
     t.seg(80_000, A).data(1, MSS).send();
     t.seg(81_000, B).rel_ack(1 + 2 * MSS).send();
     t.seg(82_000, B).rel_ack(1 + 2 * MSS).sack(&[(1, 1 + MSS)]).send();
+    t
+}
+
+#[test]
+fn a_dsack_alone_is_no_reordering_seen() {
+    let mut t = one_spurious_resend();
     let n = three_holes_after(&mut t);
     // A D-SACK widens RACK's window, yet with DupThresh SACKed and no reordering the sender
     // itself detected, Linux marks every hole sent before segment 8 lost at once.
@@ -264,14 +270,9 @@ fn a_dsack_alone_is_no_reordering_seen() {
 
 #[test]
 fn a_dsack_before_any_reordering_seen_leaves_racks_window_as_it_was() {
-    let mut t = at_sender();
-    t.seg(41_000, A).data(1, MSS).send();
-    t.seg(41_001, A).data(1 + MSS, MSS).send();
-    // Segment 1 resent too early, then D-SACKed, with no reordering seen: Linux does not
-    // widen RACK's window for it (not a spurious recovery RACK's haste caused).
-    t.seg(80_000, A).data(1, MSS).send();
-    t.seg(81_000, B).rel_ack(1 + 2 * MSS).send();
-    t.seg(82_000, B).rel_ack(1 + 2 * MSS).sack(&[(1, 1 + MSS)]).send();
+    // The D-SACK came with no reordering seen: Linux does not widen RACK's window for it
+    // (not a spurious recovery RACK's haste caused).
+    let mut t = one_spurious_resend();
     // Segments 3 and 4 at 83 ms (3 is dropped), 5 at 100 ms; at 140 ms B SACKs 4–5. Two
     // segments above the hole, no recovery: RACK waits min RTT / 4 = 10 ms past 5's 40 ms
     // RTT, so 3, sent 57 ms ago, is lost (with the window widened a step, 20 ms, not yet).
