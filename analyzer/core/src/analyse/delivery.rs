@@ -134,7 +134,8 @@ impl Pairs {
         let around = |i: usize| i.saturating_sub(1).max(first)..=(i + 1).min(BINS - 1);
         let count = |i: usize| around(i).map(|j| b[j]).sum::<u32>();
         let enough = |n: u32| n >= PAIR_MIN_SAMPLES && n as f64 >= self.rates.samples as f64 * PAIR_MIN_SHARE;
-        let top = (first..BINS).rev().find(|&i| enough(count(i)))?;
+        // A window wholly above the highest sample holds none: the search starts below.
+        let top = (first..=(self.rates.highest + 1).min(BINS - 1)).rev().find(|&i| enough(count(i)))?;
         let bottom = (first..=top).rev().take_while(|&i| enough(count(i))).last().unwrap_or(top);
         let best = (bottom..=top).max_by_key(|&i| (count(i), std::cmp::Reverse(i))).unwrap_or(top);
         Some(self.rates.mean(around(best)))
@@ -148,10 +149,12 @@ struct Histogram {
     counts: [u32; BINS],
     sums: [f64; BINS],
     samples: u32,
+    /// The highest bin holding a sample (0 when none does).
+    highest: usize,
 }
 
 impl Histogram {
-    const EMPTY: Histogram = Histogram { counts: [0; BINS], sums: [0.0; BINS], samples: 0 };
+    const EMPTY: Histogram = Histogram { counts: [0; BINS], sums: [0.0; BINS], samples: 0, highest: 0 };
 
     /// A sample of `bytes` delivered over `span_ns`; its bin.
     fn add(&mut self, bytes: u64, span_ns: i64) -> usize {
@@ -160,6 +163,7 @@ impl Histogram {
         self.counts[bin] += 1;
         self.sums[bin] += bps;
         self.samples += 1;
+        self.highest = self.highest.max(bin);
         bin
     }
 

@@ -44,7 +44,7 @@ use crate::flow::{FlowKey, FlowSummary};
 use crate::ingest::pcap::{self, PcapState};
 use crate::ingest::source::ByteSource;
 use crate::ingest::Frame;
-use crate::pipeline::{place_tcp, Scan, ScanStats};
+use crate::pipeline::{place_frame_in, Scan, ScanStats};
 
 /// Nominal bytes per range. Each range costs a mapping, a claim and its vectors whatever
 /// its size: on a 6.6 M-record bulk capture with two engines, 256 KiB ranges took 1.15× the
@@ -60,19 +60,24 @@ const SYNC_RECORDS: usize = 8;
 /// Ranges decoded ahead of the slowest engine, per engine.
 const AHEAD: usize = 2;
 /// Ranges an engine may take ahead of the slowest: the decoded ranges between them stay
-/// in memory (~1.1 MB each on bulk captures).
+/// in memory (each its mapping and ~0.2 MB of index on bulk captures).
 const LEAD: usize = 8;
 /// How far (seconds) a record's time may lie from the first record's and still look like a
 /// header while resynchronising.
 const SYNC_SECONDS: u32 = 1 << 24;
 
-/// A TCP segment and where its frame was in the range.
+/// A TCP frame and where it is in the range: its engine decodes it again from the
+/// range's mapping. A decoded copy (~140 bytes a segment, about the size of the frame's
+/// headers) written by one core and read by the other doubled the memory traffic: with two
+/// engines on bulk-5m, decoding took 41 % of all CPU time against 18 % for read, decode and
+/// placement on one thread.
 struct Placed {
     /// Record index within the range.
     at: u32,
+    /// Offset of the frame's bytes in the range's mapping.
+    pos: u32,
     caplen: u32,
     origlen: u32,
-    seg: TcpSegment,
 }
 
 /// A range, decoded.
@@ -83,8 +88,10 @@ struct Range {
     records: u32,
     /// Each record's time; `i64::MIN` when the filter rejected it (it moves no clock).
     ts: Vec<i64>,
-    /// TCP segments, by owning engine.
+    /// TCP frames, by owning engine.
     segs: Vec<Vec<Placed>>,
+    /// The range's bytes (from `start`), for the engines to decode their frames from.
+    map: Option<memmap2::Mmap>,
     /// What the other frames were; frame numbers count from 1 within the range.
     other: ScanStats,
     filtered: u64,
@@ -242,6 +249,7 @@ fn engine_loop(sh: &Arc<Shared>, w: usize, opts: EngineOptions, mut walker: Walk
     engine.tally = Some(Rendezvous { tally: sh.tally.clone(), round: 0, meanwhile: Box::new(move || ahead.claim(&mut own, false)) });
     let mut other = ScanStats::default();
     let (mut filtered, mut base, mut prev_end) = (0, 0u64, sh.data_start);
+    let mut seg = TcpSegment::default();
     for k in 0..sh.ranges {
         let r = sh.take(k, prev_end, &mut walker)?;
         if r.damaged {
@@ -249,6 +257,7 @@ fn engine_loop(sh: &Arc<Shared>, w: usize, opts: EngineOptions, mut walker: Walk
             return None;
         }
         let mut mine = r.segs[w].iter().peekable();
+        let bytes: &[u8] = r.map.as_deref().unwrap_or(&[]);
         for (i, &ts) in r.ts.iter().enumerate() {
             if let Some(p) = mine.next_if(|p| p.at as usize == i) {
                 let frame = Frame {
@@ -258,11 +267,11 @@ fn engine_loop(sh: &Arc<Shared>, w: usize, opts: EngineOptions, mut walker: Walk
                     origlen: p.origlen,
                     interface: 0,
                     linktype: sh.linktype,
-                    data: &[],
+                    data: &bytes[p.pos as usize..(p.pos + p.caplen) as usize],
                     options: None,
                 };
-                engine.stats.frames += 1;
-                place_tcp(&mut engine.table, &mut engine.stats, &frame, &p.seg, &mut engine.dispatch);
+                // Decoded as when it was sorted to this engine, so it decodes again.
+                place_frame_in(&mut engine.table, &mut engine.stats, &frame, &mut seg, &mut engine.dispatch);
             }
             if ts != i64::MIN {
                 engine.advance_clock(ts);
@@ -343,9 +352,15 @@ impl Shared {
     /// Whether the first range opens a flow every [`SEGMENTS_PER_FLOW`] segments or more often.
     fn scan_like(&self) -> bool {
         let Ok(r) = self.decode_mapping(0, Some(self.data_start), &mut Walker::new(None, self.engines), OVERRUN) else { return false };
+        let (bytes, mut seg) = (r.map.as_deref().unwrap_or(&[]), TcpSegment::default());
         let mut keys = ahash::AHashSet::new();
         let segs: Vec<&Placed> = r.segs.iter().flatten().collect();
-        keys.extend(segs.iter().map(|p| FlowKey::of(&p.seg)));
+        for p in &segs {
+            let data = &bytes[p.pos as usize..(p.pos + p.caplen) as usize];
+            if decode::decode_into(self.linktype, data, p.origlen, &mut seg).is_ok() {
+                keys.insert(FlowKey::of(&seg));
+            }
+        }
         keys.len() * SEGMENTS_PER_FLOW > segs.len()
     }
 
@@ -359,8 +374,9 @@ impl Shared {
         self.ready.notify_all();
         drop(s);
         let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
-        for r in gone.into_values().filter_map(|r| Arc::try_unwrap(r).ok()) {
+        for mut r in gone.into_values().filter_map(|r| Arc::try_unwrap(r).ok()) {
             if spare.len() < AHEAD * self.engines {
+                r.map = None;
                 spare.push(r);
             }
         }
@@ -375,6 +391,7 @@ impl Shared {
             records: 0,
             ts: Vec::new(),
             segs: (0..self.engines).map(|_| Vec::new()).collect(),
+            map: None,
             other: ScanStats::default(),
             filtered: 0,
             damaged: false,
@@ -415,6 +432,7 @@ impl Shared {
             records: 0,
             ts: Vec::new(),
             segs: Vec::new(),
+            map: None,
             other: ScanStats::default(),
             filtered: 0,
             damaged: true,
@@ -490,18 +508,23 @@ impl Shared {
                 continue;
             }
             r.ts.push(frame.ts_ns);
-            match decode::decode_into(frame.linktype, frame.data, frame.origlen, &mut seg) {
-                Ok(()) => {
-                    let owner = self.owners.of(FlowKey::of(&seg), &mut walker.owners);
-                    r.segs[owner].push(Placed { at, caplen: incl, origlen: orig, seg: seg.clone() });
-                }
-                Err((layer, reason)) => {
-                    r.other.frames += 1;
-                    r.other.count_stop(frame.number, layer, reason);
-                }
+            // Only the 4-tuple is needed here: the common frame's, from the lean decoder.
+            let tcp = decode::lean::flow_fields(frame.linktype, frame.data, frame.origlen, &mut seg)
+                || match decode::decode_into(frame.linktype, frame.data, frame.origlen, &mut seg) {
+                    Ok(()) => true,
+                    Err((layer, reason)) => {
+                        r.other.frames += 1;
+                        r.other.count_stop(frame.number, layer, reason);
+                        false
+                    }
+                };
+            if tcp {
+                let owner = self.owners.of(FlowKey::of(&seg), &mut walker.owners);
+                r.segs[owner].push(Placed { at, pos: (end - incl as usize) as u32, caplen: incl, origlen: orig });
             }
         }
         r.end = from + pos as u64;
+        r.map = Some(map);
         Ok(r)
     }
 
