@@ -282,7 +282,7 @@ pub static ENTRIES: [Entry; 45] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis bound {mathis} at {rtt} RTT",
+        message: "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis estimate {mathis} at {rtt} RTT",
         remedy: "Find where packets are dropped (interface errors, policers, congested links); loss of {loss} caps TCP well below the link rate",
     },
     Entry {

@@ -545,8 +545,15 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     }
     if genuine > 0 && s.data_segments > 0 {
         let p = genuine as f64 / s.data_segments as f64;
-        // Mathis et al.: MSS/RTT · 1.22/√p, the rate such loss allows (unknown without an RTT).
-        let mathis = path.map_or(Value::text("?"), |r| Value::Rate(mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p.sqrt()));
+        // Mathis et al.: MSS/RTT · 1.22/√p, the rate such loss allows (unknown without an
+        // RTT). Its p is the rate of loss events, one per window that lost anything (the
+        // model's cycle ends at one halving), not of lost segments: a burst dropped from one
+        // window cut it once. (Over the sweep's loss-limited flows, goodput ran at up to
+        // 120× the figure from the segment rate, a tenth of them above 17×; from the event
+        // rate at most 8×, a tenth above 3.3×, the median 1×.)
+        let events = s.recoveries.iter().filter(|r| r.retransmissions > r.spurious).count().max(1);
+        let p_event = (events as f64 / s.data_segments as f64).min(p);
+        let mathis = path.map_or(Value::text("?"), |r| Value::Rate(mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p_event.sqrt()));
         // On a full link the losses are the queue's: no finding of their own. Elsewhere they
         // count when recovery took real time, when they were frequent, or when the
         // congestion window held the sender most of the time below a link it did not fill:

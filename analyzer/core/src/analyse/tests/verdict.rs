@@ -7,10 +7,11 @@ use crate::analyse::notes::LimitState;
 use crate::analyse::vantage::Vantage;
 
 /// Reno in congestion avoidance over a 40 ms path it does not fill: each ACK releases a
-/// segment, each round adds one. Segment `lost` (if any) is dropped: the segments after it
-/// are SACKed by duplicate ACKs, the third of which resends it; the ACKs in recovery release
-/// nothing, so the window comes back at the segments sent before the loss (about half).
-fn reno_rounds(rounds: u32, lost: Option<u32>) -> Trace {
+/// segment, each round adds one. Segments `lost` (a run within one round, or none) are
+/// dropped: the segments after them are SACKed by duplicate ACKs, the third of which resends
+/// them; the ACKs in recovery release nothing, so the window comes back at the segments sent
+/// before the loss (about half).
+fn reno_rounds(rounds: u32, lost: std::ops::Range<u32>) -> Trace {
     let mut t = Trace::new();
     t.handshake(40_000, 100, Some(7));
     reno_burst(&mut t, 41_000, 1, rounds, lost);
@@ -19,7 +20,7 @@ fn reno_rounds(rounds: u32, lost: Option<u32>) -> Trace {
 
 /// [`reno_rounds`]' data from `first_us`, its segment k at relative sequence number
 /// `base + k·MSS`. Returns when the last round's ACKs are due and the segments sent.
-fn reno_burst(t: &mut Trace, first_us: i64, base: u32, rounds: u32, lost: Option<u32>) -> (i64, u32) {
+fn reno_burst(t: &mut Trace, first_us: i64, base: u32, rounds: u32, lost: std::ops::Range<u32>) -> (i64, u32) {
     const RTT: i64 = 40_000;
     let seq = |k: u32| base + k * MSS;
     let mut next = 0u32;
@@ -40,16 +41,18 @@ fn reno_burst(t: &mut Trace, first_us: i64, base: u32, rounds: u32, lost: Option
         let mut hole = None;
         for (i, &k) in sent.iter().enumerate() {
             let at = start + i as i64 * 100;
-            if lost == Some(k) {
-                hole = Some((k, 0));
+            if lost.contains(&k) {
+                hole.get_or_insert((k, 0));
                 continue;
             }
             match hole.as_mut() {
                 Some((h, dups)) => {
-                    t.seg(at, B).rel_ack(seq(*h)).sack(&[(seq(*h + 1), seq(k + 1))]).send();
+                    t.seg(at, B).rel_ack(seq(*h)).sack(&[(seq(lost.end), seq(k + 1))]).send();
                     *dups += 1;
                     if *dups == 3 {
-                        t.seg(at + 10, A).data(seq(*h), MSS).send();
+                        for (j, l) in lost.clone().enumerate() {
+                            t.seg(at + 10 + j as i64, A).data(seq(l), MSS).send();
+                        }
                     }
                 }
                 None => {
@@ -77,14 +80,33 @@ fn reno_burst(t: &mut Trace, first_us: i64, base: u32, rounds: u32, lost: Option
 fn one_loss_that_keeps_reno_below_a_link_it_never_fills_limits_it() {
     // About 4,000 segments and one loss (p = 0.03 %, recovery one round of 80): the window
     // spends the rest of the transfer regrowing a segment a round.
-    let v = reno_rounds(80, Some(200)).verdict();
+    let v = reno_rounds(80, 200..201).verdict();
     assert_eq!(v.retrans_segments, 1);
     assert_eq!(v.findings[0].id, FindingId::LossLimited, "{:?}", v.findings);
 }
 
+/// The loss finding's Mathis estimate, in bit/s.
+fn mathis_bps(v: &FlowVerdict) -> f64 {
+    let f = v.findings.iter().find(|f| f.id == FindingId::LossLimited).expect("a loss finding");
+    match f.values.iter().find(|(k, _)| *k == "mathis") {
+        Some((_, Value::Rate(bps))) => *bps,
+        other => panic!("mathis: {other:?}"),
+    }
+}
+
+#[test]
+fn four_segments_lost_from_one_window_are_one_loss_event_to_the_mathis_estimate() {
+    // One window halved once, whether it lost one segment or four: Mathis's p counts the
+    // halvings (loss events), not the segments resent.
+    let (one, four) = (reno_rounds(80, 200..201).verdict(), reno_rounds(80, 200..204).verdict());
+    assert_eq!((one.retrans_segments, four.retrans_segments), (1, 4));
+    let ratio = mathis_bps(&four) / mathis_bps(&one);
+    assert!((0.95..1.05).contains(&ratio), "{ratio}: {:?} / {:?}", four.findings, one.findings);
+}
+
 #[test]
 fn without_the_loss_the_same_flow_is_not_loss_limited() {
-    let v = reno_rounds(80, None).verdict();
+    let v = reno_rounds(80, 0..0).verdict();
     assert!(v.findings.iter().all(|f| f.id != FindingId::LossLimited), "{:?}", v.findings);
 }
 
@@ -260,7 +282,7 @@ fn chunks_every_second(tail: u32, request: bool) -> FlowVerdict {
         if request && c > 0 {
             t.seg(first - 20_000, B).rel_seq(1 + (c as u32 - 1) * 100).rel_ack(base).len(100).send();
         }
-        let (acks_due, sent) = reno_burst(&mut t, first, base, 18, Some(40));
+        let (acks_due, sent) = reno_burst(&mut t, first, base, 18, 40..41);
         let top = base + sent * MSS;
         t.seg(acks_due, B).rel_ack(top).send();
         t.seg(acks_due + 10, A).data(top, tail).send();
