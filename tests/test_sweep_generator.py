@@ -288,6 +288,16 @@ def test_a_periodic_writer_often_behind_is_not_clearly_the_limit():
     assert "two writes ahead" in mixed["unclear_why"]
 
 
+def test_a_recovery_undone_does_not_end_the_first_slow_start():
+    # TCP_INFO every 10 ms: ssthresh set by a fast retransmit at 1.21 s, back to infinite
+    # when its resend proved needless (Linux's undo), set for good by the losses at 2.15 s.
+    inf = label.INFINITE_SSTHRESH
+    snd = {"t_ns": [int(s * 1e9) for s in (0.0, 1.21, 1.24, 2.15, 2.16)],
+           "snd_ssthresh": [inf, 149, inf, 1055, 1055]}
+    assert label._ss_end(snd, "reno") == int(2.15e9)
+    assert label._ss_end({**snd, "snd_ssthresh": [inf] * 5}, "reno") is None
+
+
 def test_cwnd_limited_without_a_cause_is_given_as_not_clear():
     got = label.label({**QUIET, "link_busy_share_after_slow_start": 0.5}, SPEC, {})
     assert got["label"] == "undetermined" and not got["clear"]

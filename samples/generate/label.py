@@ -28,7 +28,8 @@ The rules (samples/sweep/SEEDS.md shows this text, generated from here):
                                back and more retransmissions were spurious than necessary,
                                link not full
              slow-start-overshoot  ≥ 5 queue drops before the first slow start ended
-                               (ssthresh first set; bbr: pacing gain leaves startup's), at
+                               (ssthresh first set and not undone back to infinite; bbr:
+                               pacing gain leaves startup's), at
                                least as many as after it, link not full
              bandwidth-limited the bottleneck busy ≥ 85% of the time after the first slow
                                start (emulator)
@@ -88,8 +89,11 @@ def _ss_end(snd: dict, cc: str) -> int | None:
             if started and g != BBR_STARTUP_GAIN:
                 return t[i]
         return None
-    return next((t[i] for i, th in enumerate(snd["snd_ssthresh"]) if th < INFINITE_SSTHRESH),
-                None)
+    # ssthresh first set and kept: a recovery whose resends all proved needless is undone
+    # (ssthresh back to infinite), and the first slow start goes on after it.
+    ss = snd["snd_ssthresh"]
+    last_open = max((i for i, th in enumerate(ss) if th >= INFINITE_SSTHRESH), default=-1)
+    return t[last_open + 1] if last_open + 1 < len(ss) else None
 
 
 def link_busy(rows: list[dict], cfg: dict, start: int, end: int) -> float:

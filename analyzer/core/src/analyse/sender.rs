@@ -79,7 +79,7 @@ pub struct Recovery {
     pub spurious: u32,
     /// In flight just before the recovery began (a cwnd lower bound at that moment).
     pub flight_before: u64,
-    /// Part of the first slow start (no earlier recovery, flight still doubling).
+    /// Part of the first slow start (every earlier recovery undone, flight still doubling).
     pub in_slow_start: bool,
     /// The round trip when it began over its floor until then (end-to-end where known):
     /// verdict.rs counts a drop as a tail drop only if a queue stood then.
@@ -89,6 +89,13 @@ pub struct Recovery {
     pub(super) first_tsval: Option<u32>,
     /// D-SACKs seen before it began.
     pub(super) dsacks_before: u64,
+}
+
+impl Recovery {
+    /// Every resend of it proved needless (Linux undoes such a recovery's window cut).
+    pub fn undone(&self) -> bool {
+        self.retransmissions > 0 && self.spurious >= self.retransmissions
+    }
 }
 
 const RETRANS_MEMORY: usize = 4096;
@@ -628,10 +635,14 @@ impl Sender {
             // past a bottleneck already full arrivals stop growing. (CUBIC's HyStart may end
             // it sooner: the verdict reads that from hystart.rs.) Captured mid-transfer, only
             // a round that grew 1.5× says slow start was still on.
-            let in_slow_start = self.recoveries.is_empty() && (self.syn_seen || ended_slow_start(&self.rounds));
-            // The first loss of a connection seen from its SYN ends its first slow start,
-            // whether or not the rounds before it showed the doubling (past a bottleneck
-            // already full, slow start sends at twice its rate: no round grows).
+            // A recovery whose every resend proved needless was undone (Linux restores the
+            // ssthresh it had, RFC 3522 / RFC 2883 undo): the sender is back in that slow start.
+            let slow_start_on = self.recoveries.iter().all(Recovery::undone);
+            let in_slow_start = slow_start_on && (self.syn_seen || ended_slow_start(&self.rounds));
+            // The first loss of a connection seen from its SYN ends its first slow start for
+            // the delivery meter, whether or not the rounds before it showed the doubling
+            // (past a bottleneck already full, slow start sends at twice its rate: no round
+            // grows). Undone or not: its ramp to the link's rate is behind it.
             if self.recoveries.is_empty() && (self.syn_seen || in_slow_start) {
                 self.delivery.slow_start_ended();
             }

@@ -513,7 +513,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // The first slow start ended in a burst of losses; when that burst holds most of the
     // genuine losses, it — not a lossy path — explains them.
     let mut overshoot_explains_losses = false;
-    if let Some(first) = s.recoveries.first() {
+    // The recovery that ended the first slow start: the first not undone.
+    if let Some(first) = s.recoveries.iter().find(|r| !r.undone()) {
         // A BBR sender keeps STARTUP's gain through several recoveries, until its delivery
         // rate stops growing (startup.rs): what it sent until then is its overshoot. (For any
         // sender, the rounds until then would charge a loss-based one's random losses after

@@ -114,45 +114,73 @@ fn without_the_loss_the_same_flow_is_not_loss_limited() {
 /// queue: segments 10.. 10+`lost` are dropped, the rest SACKed, the drops resent in one
 /// recovery, then 20 clean rounds of 20 segments over the 40 ms path.
 fn first_burst_losing(lost: u32) -> FlowVerdict {
-    const RTT: i64 = 40_000;
     let mut t = Trace::new();
-    t.handshake(RTT, 100, Some(7));
+    t.handshake(40_000, 100, Some(7));
+    burst_losing(&mut t, 41_000, 0, lost);
+    t.verdict()
+}
+
+/// [`first_burst_losing`]'s burst and rounds from `first_us`, its segments counted from
+/// segment `base` (relative sequence number `1 + base·MSS`).
+fn burst_losing(t: &mut Trace, first_us: i64, base: u32, lost: u32) {
+    const RTT: i64 = 40_000;
+    let seq = |k: u32| 1 + (base + k) * MSS;
     for k in 0..20u32 {
-        t.seg(41_000 + k as i64, A).data(1 + k * MSS, MSS).send();
+        t.seg(first_us + k as i64, A).data(seq(k), MSS).send();
     }
-    let mut at = 41_000 + RTT;
+    let mut at = first_us + RTT;
     for k in 0..20u32 {
         let dropped = (10..10 + lost).contains(&k);
         if k < 10 {
-            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).send();
+            t.seg(at, B).rel_ack(seq(k + 1)).send();
         } else if !dropped {
-            t.seg(at, B).rel_ack(1 + 10 * MSS).sack(&[(1 + (10 + lost) * MSS, 1 + (k + 1) * MSS)]).send();
+            t.seg(at, B).rel_ack(seq(10)).sack(&[(seq(10 + lost), seq(k + 1))]).send();
         }
         at += 100;
     }
     for k in 10..10 + lost {
-        t.seg(at, A).data(1 + k * MSS, MSS).send();
+        t.seg(at, A).data(seq(k), MSS).send();
         at += 10;
     }
-    t.seg(at + RTT, B).rel_ack(1 + 20 * MSS).send();
+    t.seg(at + RTT, B).rel_ack(seq(20)).send();
     let mut next = 20u32;
     at += RTT + 100;
     for _ in 0..20 {
         for k in 0..20u32 {
-            t.seg(at + k as i64 * 100, A).data(1 + (next + k) * MSS, MSS).send();
+            t.seg(at + k as i64 * 100, A).data(seq(next + k), MSS).send();
         }
         for k in 0..20u32 {
-            t.seg(at + RTT + k as i64 * 100, B).rel_ack(1 + (next + k + 1) * MSS).send();
+            t.seg(at + RTT + k as i64 * 100, B).rel_ack(seq(next + k + 1)).send();
         }
         next += 20;
         at += RTT + 2_100;
     }
-    t.verdict()
 }
 
 #[test]
 fn five_segments_lost_at_the_end_of_the_first_slow_start_are_an_overshoot() {
     let v = first_burst_losing(5);
+    assert!(v.findings.iter().any(|f| f.id == FindingId::SlowStartOvershoot), "{:?}", v.findings);
+}
+
+#[test]
+fn a_needless_resend_undone_before_them_does_not_end_the_first_slow_start() {
+    // The first round's segment 1 is resent at once and B's first ACK D-SACKs it: a recovery
+    // whose one resend proved needless, which Linux undoes (ssthresh back to infinite). The
+    // next round's burst then loses five: those end the first slow start.
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    for k in 0..10u32 {
+        t.seg(41_000 + k as i64, A).data(1 + k * MSS, MSS).send();
+    }
+    t.seg(41_050, A).data(1, MSS).send();
+    t.seg(81_000, B).rel_ack(1 + MSS).sack(&[(1, 1 + MSS)]).send();
+    for k in 1..10u32 {
+        t.seg(81_000 + k as i64 * 100, B).rel_ack(1 + (k + 1) * MSS).send();
+    }
+    burst_losing(&mut t, 83_000, 10, 5);
+    let v = t.verdict();
+    assert_eq!(v.retrans_segments, 6);
     assert!(v.findings.iter().any(|f| f.id == FindingId::SlowStartOvershoot), "{:?}", v.findings);
 }
 
