@@ -4,7 +4,7 @@ every committed sweep run and every readable capture of ../shared/corpus.
 - every share is in [0, 1] and the busy-time shares sum to at most 1;
 - no observed rate above its own ceiling beyond measurement noise;
 - a ceiling only from an end-to-end RTT; no BDP of 0 B stated for a flow that moved data;
-- no sentence that contradicts its numbers;
+- no sentence that contradicts its numbers (a window stated as a share of another);
 - a secondary finding only with its own evidence above its threshold.
 """
 
@@ -41,6 +41,14 @@ def check(a: tcpdiag.Analysis) -> list[str]:
             values = {v["name"]: v["number"] for v in f["values"]}
             if f["id"] == "sndbuf_limited" and values.get("rwnd") is not None and values["flight"] >= values["rwnd"]:
                 bad.append(f"{where}: a flight said to be below a window it is not under ({f['message']})")
+            if f["id"] == "rwnd_slow_reader" and values.get("peak"):
+                # "{rwnd} open on average, {fill} of the {peak} advertised before": the two
+                # windows' ratio is that share (a ratio of means against a mean of ratios:
+                # within a factor of two, or 0.1).
+                ratio = values["rwnd"] / values["peak"]
+                if abs(ratio - values["fill"]) > 0.1 and not 0.5 <= ratio / max(values["fill"], 1e-9) <= 2:
+                    bad.append(f"{where}: a window stated as {values['fill']:.0%} of a peak it is "
+                               f"{ratio:.0%} of ({f['message']})")
             # A secondary finding only with its own evidence.
             if rank > 0 and f["id"] == "loss_limited" and not values.get("loss"):
                 bad.append(f"{where}: also loss_limited with no genuine loss ({f['message']})")

@@ -208,12 +208,13 @@ fn move_time(times: &mut [i64; LimitState::ALL.len()], from: LimitState, to: Lim
     moved
 }
 
-/// A window integrated over time: how long, and its mean and mean share of the largest
-/// window advertised before it over that time.
+/// A window integrated over time: how long, and its mean, the mean of the largest window
+/// advertised before it, and its mean share of that over that time.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WindowTime {
     pub ns: i64,
     byte_ns: f64,
+    peak_ns: f64,
     fill_ns: f64,
 }
 
@@ -221,7 +222,12 @@ impl WindowTime {
     fn add(&mut self, dt: i64, window: u64, peak: u64) {
         self.ns += dt;
         self.byte_ns += window as f64 * dt as f64;
+        self.peak_ns += peak as f64 * dt as f64;
         self.fill_ns += window as f64 / peak.max(1) as f64 * dt as f64;
+    }
+
+    fn mean_peak(&self) -> Option<u64> {
+        (self.ns > 0).then(|| (self.peak_ns / self.ns as f64) as u64)
     }
 
     fn mean(&self) -> Option<u64> {
@@ -679,10 +685,16 @@ impl LimitTracker {
         self.rwnd_limited.mean().filter(|_| self.rwnd_limited.byte_ns > 0.0)
     }
 
-    /// While the window was held down (above), its mean and its mean share of the largest
-    /// advertised before it.
-    pub fn held_down_rwnd(&self) -> Option<(u64, f64)> {
-        Some((self.held_down.mean()?, self.held_down.mean_fill()?))
+    /// While the window was held down (above): its mean, its mean share of the largest
+    /// advertised before it, and the mean of that largest one (not the flow's largest: a
+    /// window that opens wide once the reader catches up, after, is no part of it).
+    pub fn held_down_rwnd(&self) -> Option<(u64, f64, u64)> {
+        Some((self.held_down.mean()?, self.held_down.mean_fill()?, self.held_down.mean_peak()?))
+    }
+
+    /// While the window limited the sender, the mean of the largest one advertised before.
+    pub fn limiting_rwnd_peak(&self) -> Option<u64> {
+        self.rwnd_limited.mean_peak()
     }
 
     /// While the window limited the sender, its mean share of the largest window the

@@ -152,12 +152,12 @@ const SLOW_READER_HELD: f64 = 0.5;
 /// while held down when that was most of the busy time or when it paced the sender
 /// (`paced`), else while it limited the sender if it was low then. `None`: no reader held
 /// the sender.
-fn slow_reader(lim: &LimitTracker, held_share: f64, paced: bool, peak: u64) -> Option<(u64, f64)> {
+fn slow_reader(lim: &LimitTracker, held_share: f64, paced: bool, peak: u64) -> Option<(u64, f64, u64)> {
     if held_share >= SLOW_READER_HELD || paced {
         return lim.held_down_rwnd();
     }
     let fill = lim.limiting_rwnd_fill().filter(|&f| f <= SLOW_READER_FILL)?;
-    Some((lim.limiting_rwnd().unwrap_or(peak), fill))
+    Some((lim.limiting_rwnd().unwrap_or(peak), fill, lim.limiting_rwnd_peak().unwrap_or(peak)))
 }
 
 /// A receive window whose SYN scale is this many shifts above the smallest that expresses
@@ -402,14 +402,15 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             };
             values.push(("who", Value::text(who)));
             FindingId::WscaleMissing
-        } else if let Some((open, fill)) = slow_reader(lim, held_share, reader_paced, rwnd) {
+        } else if let Some((open, fill, peak)) = slow_reader(lim, held_share, reader_paced, rwnd) {
             // The reader's pace, not window ÷ RTT, set the rate: no ceiling to state. The
-            // window shown is the one open while it held the sender, not the largest.
+            // window shown is the one open while it held the sender, and the peak the one it
+            // was a share of then, not the largest of the flow.
             values = vec![
                 ("share", Value::Share(reader_share)),
                 ("rwnd", Value::Bytes(open)),
                 ("fill", Value::Share(fill)),
-                ("peak", Value::Bytes(rwnd)),
+                ("peak", Value::Bytes(peak)),
             ];
             FindingId::RwndSlowReader
         } else if let Some(shift) = spare_scale(fs, dd, rwnd) {

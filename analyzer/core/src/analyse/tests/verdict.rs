@@ -291,6 +291,27 @@ fn a_sender_keeping_most_of_a_held_down_window_in_flight_is_paced_by_the_reader(
 }
 
 #[test]
+fn the_peak_a_held_window_is_stated_against_is_the_one_before_it_not_a_later_one() {
+    // The reader falls behind (the window from 102,400 B down to 32,000 B), then catches up:
+    // three rounds under 256,000 B. "32,000 B open, 31 % of the 102,400 B advertised
+    // before", not of the 256,000 B that came after.
+    let mut t = Trace::new();
+    t.handshake(40_000, 10, Some(7));
+    let mut rounds: Vec<(u16, u32)> = (0..25).map(|r| (800, 10 + 2 * r)).collect();
+    rounds.extend([(250, 20); 20]);
+    rounds.extend([(2_000, 30); 3]);
+    t.ack_clocked_rounds_under(41_000, &rounds);
+    let v = t.verdict();
+    let f = v.findings.iter().find(|f| f.id == FindingId::RwndSlowReader).expect("a slow reader");
+    let value = |name: &str| f.values.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone());
+    let (Some(Value::Bytes(open)), Some(Value::Share(fill)), Some(Value::Bytes(peak))) = (value("rwnd"), value("fill"), value("peak")) else {
+        panic!("{:?}", f.values)
+    };
+    assert_eq!(peak, 800 << 7, "{:?}", f.values);
+    assert!((open as f64 / peak as f64 - fill).abs() < 0.05, "{:?}", f.values);
+}
+
+#[test]
 fn one_keeping_a_small_part_of_it_is_held_by_something_else() {
     // 10 segments (14,480 B), under half that window: the sender's own limit.
     let v = reader_falls_behind(10);
