@@ -553,7 +553,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         // window cut it once. (Over the sweep's loss-limited flows, goodput ran at up to
         // 120× the figure from the segment rate, a tenth of them above 17×; from the event
         // rate at most 8×, a tenth above 3.3×, the median 1×.)
-        let events = s.recoveries.iter().filter(|r| r.retransmissions > r.spurious).count().max(1);
+        let events = s.recoveries.iter().filter(|r| !r.undone()).count().max(1);
         let p_event = (events as f64 / s.data_segments as f64).min(p);
         let mathis = path.map_or(Value::text("?"), |r| Value::Rate(mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p_event.sqrt()));
         // On a full link the losses are the queue's: no finding of their own. Elsewhere they

@@ -80,7 +80,7 @@ struct Placed {
     origlen: u32,
 }
 
-/// A range, decoded.
+/// A range, walked: its records' times and its TCP frames sorted by engine.
 struct Range {
     /// Offset of its first record (`u64::MAX`: no boundary found), and after its last.
     start: u64,
@@ -97,6 +97,13 @@ struct Range {
     filtered: u64,
     /// A record was cut, impossible or too large: the one-reader path must read the file.
     damaged: bool,
+}
+
+impl Range {
+    /// The bytes of a frame sorted to an engine.
+    fn frame(&self, p: &Placed) -> &[u8] {
+        &self.map.as_deref().unwrap_or(&[])[p.pos as usize..(p.pos + p.caplen) as usize]
+    }
 }
 
 struct Slots {
@@ -257,7 +264,6 @@ fn engine_loop(sh: &Arc<Shared>, w: usize, opts: EngineOptions, mut walker: Walk
             return None;
         }
         let mut mine = r.segs[w].iter().peekable();
-        let bytes: &[u8] = r.map.as_deref().unwrap_or(&[]);
         for (i, &ts) in r.ts.iter().enumerate() {
             if let Some(p) = mine.next_if(|p| p.at as usize == i) {
                 let frame = Frame {
@@ -267,7 +273,7 @@ fn engine_loop(sh: &Arc<Shared>, w: usize, opts: EngineOptions, mut walker: Walk
                     origlen: p.origlen,
                     interface: 0,
                     linktype: sh.linktype,
-                    data: &bytes[p.pos as usize..(p.pos + p.caplen) as usize],
+                    data: r.frame(p),
                     options: None,
                 };
                 // Decoded as when it was sorted to this engine, so it decodes again.
@@ -352,12 +358,11 @@ impl Shared {
     /// Whether the first range opens a flow every [`SEGMENTS_PER_FLOW`] segments or more often.
     fn scan_like(&self) -> bool {
         let Ok(r) = self.decode_mapping(0, Some(self.data_start), &mut Walker::new(None, self.engines), OVERRUN) else { return false };
-        let (bytes, mut seg) = (r.map.as_deref().unwrap_or(&[]), TcpSegment::default());
+        let mut seg = TcpSegment::default();
         let mut keys = ahash::AHashSet::new();
         let segs: Vec<&Placed> = r.segs.iter().flatten().collect();
         for p in &segs {
-            let data = &bytes[p.pos as usize..(p.pos + p.caplen) as usize];
-            if decode::decode_into(self.linktype, data, p.origlen, &mut seg).is_ok() {
+            if decode::decode_into(self.linktype, r.frame(p), p.origlen, &mut seg).is_ok() {
                 keys.insert(FlowKey::of(&seg));
             }
         }
@@ -466,7 +471,8 @@ impl Shared {
         };
         r.start = from + pos as u64;
         let hlen = self.st.record_header_len();
-        // Each TCP frame is decoded here, then copied once into its engine's list.
+        // Each frame is decoded here as far as its 4-tuple, and its place handed to the
+        // engine that owns it (which decodes it in full).
         let mut seg = TcpSegment::default();
         while from + (pos as u64) < stop {
             if pos + hlen > bytes.len() {
