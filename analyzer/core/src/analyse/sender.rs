@@ -87,8 +87,11 @@ pub struct Recovery {
     /// The sender's retrans_stamp when it began: the timestamp its first retransmission
     /// carried, or an earlier recovery's that it followed with a retransmission outstanding.
     pub(super) first_tsval: Option<u32>,
-    /// D-SACKs seen before it began.
-    pub(super) dsacks_before: u64,
+    /// Linux's undo_marker is gone: a partial ACK it took as a delayed original, with no
+    /// resend left unacknowledged, undid the recovery (tcp_try_undo_partial).
+    pub(super) partially_undone: bool,
+    /// Its resends a D-SACK showed needless (Linux counts undo_retrans down by these alone).
+    pub(super) dsacked: u32,
 }
 
 impl Recovery {
@@ -649,7 +652,7 @@ impl Sender {
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
-                rtt_over_floor: self.rtt_over_floor(), first_tsval: stamp, dsacks_before: self.dsacks,
+                rtt_over_floor: self.rtt_over_floor(), first_tsval: stamp, partially_undone: false, dsacked: 0,
             });
         }
         let rec = self.recoveries.len() - 1;
@@ -1318,10 +1321,13 @@ impl Sender {
         if self.in_recovery {
             if let Some(rec) = self.recoveries.last_mut() {
                 // A partial ACK echoing a timestamp from before the first retransmission:
-                // a hole filled with its delayed original (Linux tcp_try_undo_partial; not
-                // once a D-SACK has undone the recovery).
-                if ack < rec.point && self.dsacks == rec.dsacks_before && tsecr.zip(rec.first_tsval).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
+                // a hole filled with its delayed original (Linux tcp_try_undo_partial), while
+                // the recovery can still be undone (undo_marker: not once D-SACKs proved
+                // every resend needless, nor once such an ACK undid it).
+                let dsack_undone = rec.retransmissions > 0 && rec.dsacked >= rec.retransmissions;
+                if ack < rec.point && !dsack_undone && !rec.partially_undone && tsecr.zip(rec.first_tsval).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
                     self.reord_seen += 1;
+                    rec.partially_undone = !self.resent.iter().any(|&(s, e, _)| !self.scoreboard.covers(s, e));
                 }
                 if ack >= rec.point {
                     rec.end_ns = Some(ts);
@@ -1404,6 +1410,7 @@ impl Sender {
         self.spurious_bytes += rec.end.distance_from(rec.seq).max(0) as u64;
         if let Some(recovery) = self.recoveries.get_mut(rec.recovery) {
             recovery.spurious += 1;
+            recovery.dsacked += (how == Evidence::Dsack) as u32;
         }
         self.startup_losses.needless += rec.in_startup as u32;
         if notes.spurious_of == 0 {

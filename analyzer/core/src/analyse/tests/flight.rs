@@ -438,3 +438,37 @@ fn an_original_late_while_resends_wait_on_the_window_does_not_widen_racks_window
     assert_eq!((n.unacked, n.sacked), (4 * MSS as u64, 3 * MSS as u64));
     assert_eq!(n.in_flight, 0);
 }
+
+#[test]
+fn a_dsack_for_one_resend_leaves_a_partial_ack_free_to_show_reordering() {
+    let mut t = at_sender();
+    // Segments 1–9 at 41 ms (TSval 100): 1 is held up on the path, 2 a little, 3 and 9
+    // are dropped.
+    for k in 0..9 {
+        t.seg(41_000 + k, A).data(1 + k as u32 * MSS, MSS).ts(100, 1).send();
+    }
+    // B SACKs 4–8: 1–3 are lost by DupThresh, and A resends them (TSval 200; the recovery
+    // runs up to 9). The original 2 gets there first, then the resends of 2 (D-SACKed:
+    // needless) and 3. The resend of 1 is dropped.
+    t.seg(81_000, B).rel_ack(1).sack(&[(1 + 3 * MSS, 1 + 8 * MSS)]).ts(50, 100).send();
+    for k in 0..3 {
+        t.seg(81_100 + k as i64, A).data(1 + k * MSS, MSS).ts(200, 50).send();
+    }
+    t.seg(85_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 2 * MSS), (1 + 3 * MSS, 1 + 8 * MSS)]).ts(55, 100).send();
+    let dsack = [(1 + MSS, 1 + 2 * MSS), (1 + MSS, 1 + 2 * MSS), (1 + 3 * MSS, 1 + 8 * MSS)];
+    t.seg(121_100, B).rel_ack(1).sack(&dsack).ts(90, 100).send();
+    t.seg(121_200, B).rel_ack(1).sack(&[(1 + MSS, 1 + 8 * MSS)]).ts(90, 100).send();
+    // The original 1 arrives: a partial ACK echoing 100, older than the first resend. One
+    // D-SACK of three resends does not undo the recovery (Linux undo_retrans is 2), so the
+    // sender reads a delayed original: reordering seen.
+    t.seg(150_000, B).rel_ack(1 + 8 * MSS).ts(120, 100).send();
+    // Segments 10–12 at 150.1 ms, 10 dropped; B SACKs 11–12 at 195 ms. RACK now waits
+    // min RTT / 4 = 10 ms past its RTT (44.9 ms): 10, sent 44.9 ms ago, is still in flight
+    // (9, sent long before, is lost). Without reordering seen it would wait nothing.
+    for k in 9..12 {
+        t.seg(150_100 + k as i64, A).data(1 + k * MSS, MSS).ts(300, 120).send();
+    }
+    let n = t.seg(195_000, B).rel_ack(1 + 8 * MSS).sack(&[(1 + 10 * MSS, 1 + 12 * MSS)]).ts(160, 300).send();
+    assert_eq!((n.unacked, n.sacked), (4 * MSS as u64, 2 * MSS as u64));
+    assert_eq!(n.in_flight, MSS as u64);
+}
