@@ -93,7 +93,7 @@ CC = Choice({"cubic": 40, "reno": 20, "bbr": 40})
 FAMILY = Choice({"ipv4": 85, "ipv6": 15})
 SMALL_MTU = Chance(0.15)
 SMALL_MTU_BYTES = Choice({576: 1, 1000: 1, 1280: 1})  # IPv6 needs at least 1280
-RACK_OFF = Chance(0.10)  # net.ipv4.tcp_recovery=0 on the sender: dupthresh loss detection
+RACK_OFF = Chance(0.10)  # net.ipv4.tcp_recovery=0 on the sender (RACK stays on from Linux 6.17)
 RACK_OFF_REORDER = Chance(0.50)  # ... in reorder and loss stories
 ACK_LOSS = Chance(0.15)
 ACK_LOSS_RATE = LogUniform(0.01, 0.3)  # pure ACKs only
@@ -167,7 +167,8 @@ DIMENSIONS = [
     ("family", FAMILY, ""),
     ("small MTU", SMALL_MTU, f"MTU {SMALL_MTU_BYTES} on both TUNs (IPv6: 1280)"),
     ("RACK off", RACK_OFF, f"net.ipv4.tcp_recovery=0 at the sender ({RACK_OFF_REORDER} in "
-     "reorder/loss stories)"),
+     "reorder/loss stories); from Linux 6.17 on (this VM: 6.18) RACK stays on regardless, "
+     "the RFC 6675 fallback being gone"),
     ("ACK-path loss", ACK_LOSS, f"{ACK_LOSS_RATE} of pure ACKs"),
     ("cut capture", CUT, f"captures also written from {CUT_AT} of the writing time on, "
      "handshake cut off; labels over that interval"),
