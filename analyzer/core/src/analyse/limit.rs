@@ -645,15 +645,16 @@ impl LimitTracker {
             // (CUBIC's β, Reno's ½, a timeout) takes the flight out of the band for longer
             // than a dip; a flight back at its level at once was never the cwnd's.
             if plateau_held(srtt) {
-                // A plateau whose top leaves less than a segment of the window free is the
-                // window's (the usable-window test above, at the plateau's level). Away from
+                // A plateau whose top leaves less than a unit of the window free is the
+                // window's (the usable-window test above, at the plateau's level; under an
+                // inferred window too, once the flight has stayed flat at its edge). Away from
                 // the sender the flight is rebuilt from ACKs matched by timestamp echoes, so
                 // it may run a timestamp tick of ACKs behind, and two segments besides — not
                 // for a window inferred from that very flight (its scale unseen): any flat
                 // flight would sit at it. Flat at its edge for eight rounds, even a window
                 // under two segments is the window's.
                 let rebuilt = !s.at_sender() && !window.inferred;
-                let slack = |w: u64| if rebuilt { ESTIMATE_SLACK_SEGMENTS * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { mss };
+                let slack = |w: u64| if rebuilt { ESTIMATE_SLACK_SEGMENTS * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { DEFER_SEGMENTS * mss - 1 };
                 if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w && !above_inferred_window(cwnd.value, w, mss, window.inferred, s.at_sender())) {
                     return LimitState::Rwnd;
                 }
@@ -808,6 +809,11 @@ mod tests {
     /// A flight flat for ten 40 ms round trips, four segments under a 1 MB window, no loss,
     /// as the capture point sees it `lag_ms` of ACK→data delay away from the sender.
     fn plateau_under_window(lag_ms: i64, inferred: bool) -> LimitState {
+        plateau_leaving(4 * 1448, lag_ms, inferred)
+    }
+
+    /// The same, leaving `room` bytes of the window unused.
+    fn plateau_leaving(room: u64, lag_ms: i64, inferred: bool) -> LimitState {
         let mss = 1448u64;
         let w = 1_000_000u64;
         let mut s = Sender::default();
@@ -815,8 +821,8 @@ mod tests {
         s.set_a2d_hint(lag_ms * 1_000_000);
         s.rtt.srtt_ns = Some(40_000_000);
         let mut cwnd = CwndEstimator::default();
-        cwnd.value = w - 4 * mss;
-        let view = View { in_flight: w - 4 * mss, unacked: w - 4 * mss, sacked: 0, rwnd: Some(w) };
+        cwnd.value = w - room;
+        let view = View { in_flight: w - room, unacked: w - room, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
         LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 400_000_000), None, false, s.in_recovery())
     }
@@ -956,6 +962,16 @@ mod tests {
     #[test]
     fn at_the_sender_a_plateau_four_segments_under_the_window_is_a_send_buffer() {
         assert_eq!(plateau_under_window(0, false), LimitState::Sndbuf);
+    }
+
+    #[test]
+    fn at_the_sender_a_plateau_under_two_segments_below_the_window_is_the_windows() {
+        // Each ACK frees two segments and two go out, leaving 1.8: Linux holds back a unit
+        // of two the window cannot take whole (rwnd-limited), with its scale seen or not.
+        let room = 18 * 1448 / 10;
+        assert_eq!(plateau_leaving(room, 0, false), LimitState::Rwnd);
+        assert_eq!(plateau_leaving(room, 0, true), LimitState::Rwnd);
+        assert_eq!(plateau_leaving(2 * 1448, 0, true), LimitState::Sndbuf);
     }
 
     #[test]
