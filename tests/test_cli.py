@@ -133,6 +133,26 @@ def test_commands_run_without_loading_pandas(args, tmp_path):
     assert loaded == "", f"{' '.join(args)} loaded {loaded}"
 
 
+def test_a_command_loads_no_other_commands_module():
+    # `tcpdiag analyze` need not import the Wireshark installer, the comparison, the ETL
+    # converter or the tables (cli/main.py loads each command's module when it runs; its
+    # fleet mode shares cli/fleet.py with `live`).
+    from conftest import ROOT
+
+    cap = str(ROOT / "samples" / "clean_bulk.sender.pcap.gz")
+    code = ("import sys\nfrom tcpdiag.cli.main import main\n"
+            f"try:\n    main({['analyze', cap]!r})\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('LOADED ' + ','.join(sorted(m for m in sys.modules if m.startswith('tcpdiag.cli.'))))")
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    loaded = set(r.stderr.rsplit("LOADED ", 1)[-1].strip().split(","))
+    assert "tcpdiag.cli.analyze" in loaded
+    assert not loaded & {"tcpdiag.cli.wireshark", "tcpdiag.cli.compare", "tcpdiag.cli.convert",
+                         "tcpdiag.cli.tables"}, loaded
+
+
 def test_exit_codes_page_lists_exactly_the_codes_of_the_table():
     import re
 
