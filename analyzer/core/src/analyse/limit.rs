@@ -640,6 +640,13 @@ impl LimitTracker {
         if dry {
             return LimitState::App;
         }
+        // No congestion window holds a sender to one segment: RFC 5681's initial window is
+        // two or more (Linux ten, BBR keeps four), and only the loss window after a timeout
+        // is one. Nor does a send buffer: Linux's smallest (SOCK_MIN_SNDBUF) holds two. A
+        // lone segment outstanding otherwise is all the application gave, flat or not.
+        if unacked <= mss && !after_timeout(s, ts) {
+            return LimitState::App;
+        }
         if let Some(srtt) = s.rtt.srtt_ns {
             // A loss inside the stretch does not end it by itself: a window the loss cut
             // (CUBIC's β, Reno's ½, a timeout) takes the flight out of the band for longer
@@ -668,12 +675,6 @@ impl LimitTracker {
                 // application writes into the room each ACK frees), not the sender pacing.
                 return LimitState::Sndbuf;
             }
-        }
-        // No congestion window holds a sender to one segment: RFC 5681's initial window is
-        // two or more (Linux ten, BBR keeps four), and only the loss window after a timeout
-        // is one. A lone segment outstanding otherwise is all the application gave.
-        if unacked <= mss && !after_timeout(s, ts) {
-            return LimitState::App;
         }
         // cwnd held the sender: at its estimate, or with room in it left unused by a queue
         // that never ran dry (the congestion controller's pacing: BBR sends below its
@@ -972,6 +973,13 @@ mod tests {
         assert_eq!(plateau_leaving(room, 0, false), LimitState::Rwnd);
         assert_eq!(plateau_leaving(room, 0, true), LimitState::Rwnd);
         assert_eq!(plateau_leaving(2 * 1448, 0, true), LimitState::Sndbuf);
+    }
+
+    #[test]
+    fn one_short_segment_out_round_after_round_is_the_applications_not_a_send_buffer() {
+        // A request/response exchange seen away from the sender, its one 1,296-byte answer
+        // a round trip: flat for ten rounds, yet no buffer holds a sender to one segment.
+        assert_eq!(plateau_leaving(1_000_000 - 1_296, 40, false), LimitState::App);
     }
 
     #[test]
