@@ -355,9 +355,13 @@ impl LimitTracker {
         self.tail_last
     }
 
-    /// The sender's queue ran dry at `ts`: it sent a write's short tail.
+    /// The sender's queue ran dry at `ts`: it sent a write's short tail. A send buffer that
+    /// holds the flight is never drained by its writer: whatever was flat until now was not
+    /// one (as at a pause, in `update`).
     pub fn ran_dry(&mut self, ts: i64) {
         self.ran_dry_ns = Some(ts);
+        self.flat_level = 0;
+        self.dip_since = None;
     }
 
     /// Moves the time charged since the last new data to `to` (known only afterwards,
@@ -857,6 +861,23 @@ mod tests {
         }
         assert_eq!(lim.flat_since, 0);
         assert!(!lim.still_growing(80 * rtt / 4, rtt, 1448));
+    }
+
+    #[test]
+    fn a_write_that_ran_dry_ends_a_flat_stretch() {
+        // Answers that overlap keep 500 kB outstanding, flat for ten 40 ms rounds; then one
+        // ends in a short tail: the queue drained, so no buffer held that level. The stretch
+        // starts again: eight more rounds before a plateau is held.
+        let (mss, rtt) = (1448u64, 40_000_000i64);
+        let mut lim = LimitTracker::default();
+        for k in 0..=10i64 {
+            lim.on_flight_sample(500_000, 500_000, k * rtt, Some(rtt), mss);
+        }
+        assert!(lim.plateau_held(10 * rtt, rtt, mss));
+        lim.ran_dry(10 * rtt + 1);
+        lim.on_flight_sample(500_000, 500_000, 11 * rtt, Some(rtt), mss);
+        assert!(!lim.plateau_held(11 * rtt, rtt, mss));
+        assert_eq!(lim.flat_since, 11 * rtt);
     }
 
     /// Flight samples over a 100 ms path, one a round, of `segments` 1,448 B segments each,
