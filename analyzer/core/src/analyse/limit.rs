@@ -962,7 +962,7 @@ mod tests {
         if let Some(kind) = recovery {
             s.recoveries.push(super::super::sender::Recovery {
                 start_frame: 1, start_ns: ts - 30_000_000, end_ns: Some(ts - 10_000_000), point: Default::default(), kind,
-                retransmissions: 1, spurious: 0, flight_before: 1153, in_slow_start: false, rtt_over_floor: None, first_tsval: None, partially_undone: false, dsacked: 0,
+                retransmissions: 1, spurious: 0, flight_before: 1153, in_slow_start: false, rtt_over_floor: None, first_tsval: None, partially_undone: false, dsacked: 0, new_data_seen: false,
             });
         }
         let view = View { in_flight: 1153, unacked: 1153, sacked: 0, rwnd: Some(65_535) };

@@ -92,6 +92,9 @@ pub struct Recovery {
     pub(super) partially_undone: bool,
     /// Its resends a D-SACK showed needless (Linux counts undo_retrans down by these alone).
     pub(super) dsacked: u32,
+    /// New data was seen since it began: the first begins at the sender's SND.NXT when it
+    /// began (see `on_data`).
+    pub(super) new_data_seen: bool,
 }
 
 impl Recovery {
@@ -578,6 +581,16 @@ impl Sender {
                 notes.lost_before = gap;
                 self.lost_before_bytes += gap as u64;
             }
+            // The recovery ends once SND.UNA passes what was sent before it began (Linux's
+            // high_seq). Away from the sender the highest byte seen then falls short when the
+            // flight's last segments were lost on the way; the first new data sent in recovery
+            // begins at high_seq, and arrives after the resend that began it.
+            if self.in_recovery {
+                if let Some(rec) = self.recoveries.last_mut().filter(|r| !r.new_data_seen) {
+                    rec.new_data_seen = true;
+                    rec.point = rec.point.max(seq);
+                }
+            }
             self.remember(seq, end, seg);
             // Idle only counts at the sender: elsewhere what it has outstanding is seen late
             // (at the receiver everything is acknowledged as it arrives).
@@ -630,7 +643,10 @@ impl Sender {
         notes.retrans = kind;
         notes.retrans_of = orig_frame;
         let stamp = *self.retrans_stamp.get_or_insert(tsval);
-        if !self.in_recovery {
+        // Away from the sender, a resend seen less than an ACK→data delay after the ACK that
+        // ended the recovery left before that ACK reached the sender: it is that recovery's.
+        let late_resend = !self.in_recovery && kind != RetransKind::Rto && self.in_recovery_as_seen(ts);
+        if !self.in_recovery && !late_resend {
             self.in_recovery = true;
             // A connection captured from its SYN is in its first slow start until its first
             // loss (ssthresh starts infinite, RFC 5681 §3.1), whether or not its rounds show
@@ -652,7 +668,7 @@ impl Sender {
             self.recoveries.push(Recovery {
                 start_frame: frame, start_ns: ts, end_ns: None, point: self.max, kind,
                 retransmissions: 0, spurious: 0, flight_before: pipe_before, in_slow_start,
-                rtt_over_floor: self.rtt_over_floor(), first_tsval: stamp, partially_undone: false, dsacked: 0,
+                rtt_over_floor: self.rtt_over_floor(), first_tsval: stamp, partially_undone: false, dsacked: 0, new_data_seen: false,
             });
         }
         let rec = self.recoveries.len() - 1;

@@ -125,3 +125,68 @@ fn a_first_loss_without_the_handshake_needs_a_doubling_round_to_end_a_slow_start
     t.seg(41_100, A).data(1 + MSS, MSS).send();
     assert!(!t.fs.senders[A].recoveries[0].in_slow_start);
 }
+
+/// At the receiver B of a 40 ms path (20 ms each way): A's segments 1–`n` arrive 100 µs
+/// apart from 60 ms, but for those in `lost`; B acknowledges each arrival (SACKing above a
+/// hole). Returns the trace.
+fn seen_at_the_receiver(n: u32, lost: &[u32]) -> Trace {
+    let mut t = Trace::new();
+    t.handshake(100, 40_000, Some(7));
+    let mut have = vec![false; n as usize + 1];
+    for k in 1..=n {
+        if lost.contains(&k) {
+            continue;
+        }
+        let at = 60_000 + k as i64 * 100;
+        t.seg(at, A).data(1 + (k - 1) * MSS, MSS).send();
+        have[k as usize] = true;
+        acknowledge(&mut t, at + 10, &have);
+    }
+    t
+}
+
+/// B's ACK of the segments it `have`s: cumulative up to the first hole, SACKing what is above.
+fn acknowledge(t: &mut Trace, at: i64, have: &[bool]) {
+    let upto = (1..have.len()).find(|&k| !have[k]).unwrap_or(have.len()) as u32;
+    let above: Vec<(u32, u32)> = (upto as usize + 1..have.len()).filter(|&k| have[k]).map(|k| (1 + (k as u32 - 1) * MSS, 1 + k as u32 * MSS)).collect();
+    t.seg(at, B).rel_ack(1 + (upto - 1) * MSS).sack(&above[above.len().saturating_sub(3)..]).send();
+}
+
+#[test]
+fn away_from_the_sender_a_recovery_lasts_until_what_was_sent_before_it_is_acknowledged() {
+    // Segments 3 and 7 and the flight's last two, 11 and 12, are lost. A resends 3 (its
+    // recovery runs to 12, all it had sent), then sends new data, 13, then resends 7; last
+    // it resends 11 and 12. B saw nothing beyond 10 when 3 came back, but 13 shows where
+    // A's new data began: its ACK up to 10 does not end the recovery; all five resends are
+    // one recovery's, as they were at A.
+    let mut t = seen_at_the_receiver(12, &[3, 7, 11, 12]);
+    let mut have = vec![true; 14];
+    for k in [3, 7, 11, 12, 13] {
+        have[k] = false;
+    }
+    let mut arrive = |t: &mut Trace, at: i64, k: u32| {
+        t.seg(at, A).data(1 + (k - 1) * MSS, MSS).send();
+        have[k as usize] = true;
+        acknowledge(t, at + 10, &have);
+    };
+    arrive(&mut t, 100_500, 3);
+    arrive(&mut t, 100_600, 13);
+    arrive(&mut t, 110_000, 7);
+    arrive(&mut t, 141_000, 11);
+    arrive(&mut t, 141_100, 12);
+    let recs = &t.fs.senders[A].recoveries;
+    assert_eq!(recs.iter().map(|r| r.retransmissions).collect::<Vec<_>>(), vec![4]);
+}
+
+#[test]
+fn away_from_the_sender_a_resend_seen_within_an_ack_turn_of_the_recoverys_end_is_its_own() {
+    // Segment 3 is lost: A resends it, then 5 as well (needlessly: B has it). B gets the
+    // resend of 3 and acknowledges all 8: at B the recovery is over. The resend of 5 comes
+    // 100 µs later: A sent it 20 ms before that ACK could reach it, in the same recovery.
+    let mut t = seen_at_the_receiver(8, &[3]);
+    t.seg(100_500, A).data(1 + 2 * MSS, MSS).send();
+    t.seg(100_510, B).rel_ack(1 + 8 * MSS).send();
+    t.seg(100_600, A).data(1 + 4 * MSS, MSS).send();
+    let recs = &t.fs.senders[A].recoveries;
+    assert_eq!(recs.iter().map(|r| r.retransmissions).collect::<Vec<_>>(), vec![2]);
+}
