@@ -37,6 +37,9 @@ pub struct FlowState {
     /// when it last did.
     edge_rounds: [u8; 2],
     edge_reached_ns: [i64; 2],
+    /// Away from the sender: when its rebuilt flight was first seen above the field's edge
+    /// by more than the rebuild's noise (one round above it is noise; two prove the scale).
+    above_edge_ns: [Option<i64>; 2],
     pub cwnd: [CwndEstimator; 2],
     /// Evidence of each direction's congestion control.
     pub cc: [CcWitness; 2],
@@ -351,7 +354,12 @@ impl FlowState {
         // of noise. More than that above the field proves the scale in use.
         let slack = if sender.at_sender() { 0 } else { ESTIMATE_SLACK_SEGMENTS * mss };
         if unacked > raw + slack {
-            self.scale_unproven[dd] = false;
+            // Rebuilt from ACKs matched a turn late, the flight can pass the edge by an ACK's
+            // worth once; a flight above it again a round trip later had the scale.
+            let first = *self.above_edge_ns[dd].get_or_insert(ts);
+            if sender.at_sender() || sender.rtt.srtt_ns.is_some_and(|r| ts - first >= r) {
+                self.scale_unproven[dd] = false;
+            }
             return;
         }
         // The edge: within a segment under the field, never above it (a flight a little above

@@ -620,3 +620,37 @@ fn hystarts_ack_train_ends_slow_start_before_the_drops() {
     let v = first_burst_acked_at(2_500);
     assert!(v.findings.iter().any(|f| f.id == FindingId::SlowStartOvershoot), "{:?}", v.findings);
 }
+
+/// [`rounds_after_scaled_handshake`] captured at the receiver B: A's rounds arrive 100 µs
+/// apart, B acknowledges each segment 10 µs after it, and what an ACK released arrives
+/// 40 ms after it.
+fn receiver_rounds_after_scaled_handshake(raw: u16, windows: &[u32]) -> FlowVerdict {
+    let mut t = Trace::new();
+    t.handshake(10, 40_000, Some(1));
+    let mut next = 1u32;
+    for (r, &w) in windows.iter().enumerate() {
+        let start = 40_100 + r as i64 * 40_000;
+        for i in 0..w {
+            let at = start + i as i64 * 100;
+            t.seg(at, A).data(next, MSS).send();
+            next += MSS;
+            t.seg(at + 10, B).rel_ack(next).win(raw).send();
+        }
+    }
+    t.verdict()
+}
+
+#[test]
+fn away_from_the_sender_one_round_past_the_field_is_the_rebuilt_flights_noise() {
+    // Held at 28 segments (the field, 40,544 B) but for one round of 31: rebuilt from ACKs
+    // a turn late, the flight passes the field by an ACK's worth now and then. One round
+    // above it does not prove the scale in use; two do.
+    let mut windows = vec![10, 20, 28, 28, 31];
+    windows.extend([28; 20]);
+    let v = receiver_rounds_after_scaled_handshake(40_544, &windows);
+    assert_eq!(v.findings[0].id, FindingId::WscaleMissing, "{:?}", v.findings);
+    let mut windows = vec![10, 20, 28, 28, 31, 31];
+    windows.extend([28; 20]);
+    let v = receiver_rounds_after_scaled_handshake(40_544, &windows);
+    assert_ne!(v.findings[0].id, FindingId::WscaleMissing, "{:?}", v.findings);
+}
