@@ -926,9 +926,12 @@ impl Sender {
         while self.history.get(1).is_some_and(|s| s.ts <= then) {
             self.history.pop_front();
         }
+        // None that old: the oldest kept. Views pop what they pass, so when the ACK→data
+        // delay grows (a queue building) the next view looks back past the front by as much;
+        // the state now would read a window's worth of flight as none outstanding.
         let snap = match self.history.front() {
-            Some(s) if s.ts <= then => *s,
-            _ => Snapshot { ts: then, una: self.una, sacked: 0, rwnd: None },
+            Some(s) => *s,
+            None => Snapshot { ts: then, una: self.una, sacked: 0, rwnd: None },
         };
         let unacked = self.max.distance_from(snap.una).max(0) as u64;
         View {
@@ -1471,6 +1474,24 @@ mod tests {
         // Congestion avoidance: a segment a round.
         assert!(!ended_slow_start(&rounds(&[40, 41, 42])));
         assert!(!ended_slow_start(&rounds(&[40])));
+    }
+
+    #[test]
+    fn a_view_looking_back_further_than_the_last_reads_the_oldest_state_kept() {
+        // At a receiver 200 ms (ACK→data) from the sender, SND.UNA advanced 1,000 B a
+        // millisecond for 300 ms with 700 kB sent beyond it.
+        let ms = 1_000_000;
+        let mut s = Sender { started: true, mss: 1_000, ..Default::default() };
+        s.set_a2d_hint(200 * ms);
+        for k in 0..300 {
+            s.una = SeqNumber(1 + k * 1_000);
+            s.push_snapshot(k as i64 * ms);
+        }
+        s.max = SeqNumber(1 + 1_000_000);
+        assert_eq!(s.view_lagged(300 * ms, 200 * ms).unacked, 900_000);
+        // The delay grew (a queue building): the next view looks back to 51 ms, past what
+        // the last one left. The oldest state kept (100 ms) is nearest, not the present.
+        assert_eq!(s.view_lagged(301 * ms, 250 * ms).unacked, 900_000);
     }
 
     /// The loss count as RFC 6675 (IsLost), RFC 8985 (RACK) and Linux's timeout mark define

@@ -58,6 +58,10 @@ impl HandshakeTimes {
         let syn_ack = flags::SYN | flags::ACK;
         match (self.syn, f & syn_ack) {
             (None, x) if x == flags::SYN => self.syn = Some((dir, ts)),
+            // A SYN sent again (its timer ran out, unanswered): the SYN/ACK that follows
+            // answers the latest — timing it from the first would add the SYN's timeout
+            // (1–3 s) to every delay read from the handshake.
+            (Some((c, _)), x) if x == flags::SYN && dir == c && self.synack.is_none() => self.syn = Some((dir, ts)),
             (Some((c, _)), x) if x == syn_ack && dir != c && self.synack.is_none() => self.synack = Some(ts),
             (Some((c, _)), x) if x == flags::ACK && dir == c && self.synack.is_some() && self.ack.is_none() => {
                 self.ack = Some(ts)
@@ -245,6 +249,18 @@ mod tests {
         h.on_segment(flags::SYN | flags::ACK, 1, g1);
         h.on_segment(flags::ACK, 0, g1 + g2);
         h
+    }
+
+    #[test]
+    fn a_syn_sent_again_is_the_one_its_synack_answers() {
+        // The client's SYN went unanswered; sent again 3 s later, its SYN/ACK came 18 ms
+        // after that: the path's round trip is 18 ms, not 3 s.
+        let mut h = HandshakeTimes::default();
+        h.on_segment(flags::SYN, 0, 0);
+        h.on_segment(flags::SYN, 0, 3_000 * MS);
+        h.on_segment(flags::SYN | flags::ACK, 1, 3_018 * MS);
+        h.on_segment(flags::ACK, 0, 3_018 * MS + MS / 10);
+        assert_eq!(h.rtt_ns(), Some(18 * MS + MS / 10));
     }
 
     #[test]
