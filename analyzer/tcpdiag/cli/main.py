@@ -27,7 +27,7 @@ COMMANDS = {
 
 class _LazyCommands(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+        return sorted(COMMANDS)  # as click lists a group's commands
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in COMMANDS:
