@@ -102,6 +102,12 @@ impl Recovery {
     pub fn undone(&self) -> bool {
         self.retransmissions > 0 && self.spurious >= self.retransmissions
     }
+
+    /// Every resend of it proved needless by a D-SACK: Linux's undo_retrans counts only
+    /// those, so only these undo it on their own (tcp_try_undo_dsack).
+    fn dsack_undone(&self) -> bool {
+        self.retransmissions > 0 && self.dsacked >= self.retransmissions
+    }
 }
 
 const RETRANS_MEMORY: usize = 4096;
@@ -1197,8 +1203,14 @@ impl Sender {
     /// SACKed — or a hole deemed lost, which starts the next recovery on this very ACK
     /// (tcp_time_to_recover) before the kernel could clear the stamp.
     fn retransmission_outstanding(&self, now: i64) -> bool {
-        self.resent.iter().any(|&(s, e, _)| !self.scoreboard.covers(s, e))
+        Self::resend_unacknowledged(&self.resent, &self.scoreboard)
             || !self.scoreboard.is_empty() && self.lost_bytes(now) > 0
+    }
+
+    /// A resend neither ACKed nor SACKed (Linux's retrans_out above zero). Takes the two
+    /// fields, not `self`: it is read while a recovery is borrowed for writing.
+    fn resend_unacknowledged(resent: &VecDeque<(SeqNumber, SeqNumber, i64)>, scoreboard: &Scoreboard) -> bool {
+        resent.iter().any(|&(s, e, _)| !scoreboard.covers(s, e))
     }
 
     /// Bytes acknowledged or SACKed so far (the delivery rate's C.delivered).
@@ -1343,15 +1355,14 @@ impl Sender {
                 // a hole filled with its delayed original (Linux tcp_try_undo_partial), while
                 // the recovery can still be undone (undo_marker: not once D-SACKs proved
                 // every resend needless, nor once such an ACK undid it).
-                let dsack_undone = rec.retransmissions > 0 && rec.dsacked >= rec.retransmissions;
-                if ack < rec.point && !dsack_undone && !rec.partially_undone && tsecr.zip(rec.first_tsval).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
+                if ack < rec.point && !rec.dsack_undone() && !rec.partially_undone && tsecr.zip(rec.first_tsval).is_some_and(|(ecr, first)| ts_older(ecr, first)) {
                     self.reord_seen += 1;
-                    rec.partially_undone = !self.resent.iter().any(|&(s, e, _)| !self.scoreboard.covers(s, e));
+                    rec.partially_undone = !Self::resend_unacknowledged(&self.resent, &self.scoreboard);
                 }
                 if ack >= rec.point {
                     rec.end_ns = Some(ts);
                     self.in_recovery = false;
-                    self.reo.on_recovery_end(rec.retransmissions > 0 && rec.spurious >= rec.retransmissions);
+                    self.reo.on_recovery_end(rec.undone());
                 }
             }
         }
