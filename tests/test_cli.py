@@ -133,6 +133,14 @@ def test_commands_run_without_loading_pandas(args, tmp_path):
     assert loaded == "", f"{' '.join(args)} loaded {loaded}"
 
 
+def test_each_lazily_loaded_command_answers_to_the_name_it_is_listed_under():
+    # cli/main.py names each command's module by hand; the command itself carries its name.
+    from tcpdiag.cli.main import COMMANDS, main
+
+    for name in COMMANDS:
+        assert main.get_command(None, name).name == name
+
+
 def test_a_command_loads_no_other_commands_module():
     # `tcpdiag analyze` need not import the Wireshark installer, the comparison, the ETL
     # converter or the tables (cli/main.py loads each command's module when it runs; its
