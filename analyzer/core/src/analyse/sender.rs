@@ -167,6 +167,10 @@ pub struct Sender {
     /// The least RACK reordering window the sender itself must have had: it delivered an
     /// original it never resent this long past RACK's RTT (see `note_reordering`).
     reo_floor_ns: i64,
+    /// The first ACKs of the capture (those before its first data and the first after it)
+    /// SACKed data: the sender knew of holes, and acted on them, before the capture.
+    /// `None` until an ACK after the first data; false once no hole is left.
+    holes_predate_capture: Option<bool>,
     reo: super::reo_window::ReoWindow,
     pub scoreboard: Scoreboard,
     /// Bytes cumulatively acknowledged (SND.UNA's progress), for the delivery rate.
@@ -359,12 +363,16 @@ impl Sender {
     /// once in recovery or with DupThresh segments SACKed (RFC 8985 §6.2; Linux's
     /// tcp_rack_reo_wnd), else [`Self::reo_wnd_ns`].
     fn loss_reo_wnd_ns(&self) -> i64 {
-        let dupthresh_sacked = self.scoreboard.sacked_bytes() > (DUP_THRESH - 1) * self.mss.max(1);
-        if !self.reordering_seen() && (self.in_recovery || dupthresh_sacked) {
+        if !self.reordering_seen() && (self.in_recovery || self.dupthresh_sacked(self.scoreboard.sacked_bytes())) {
             0
         } else {
             self.reo_wnd_ns()
         }
+    }
+
+    /// RFC 6675 IsLost: more than DupThresh − 1 segments' worth SACKed (above a hole).
+    fn dupthresh_sacked(&self, sacked: u32) -> bool {
+        sacked > (DUP_THRESH - 1) * self.mss.max(1)
     }
 
     /// Reordering the sender itself detected (Linux's reord_seen): a hole filled by its
@@ -387,7 +395,7 @@ impl Sender {
             if a >= b {
                 return None;
             }
-            self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).find(|x| x.retrans == 0).map(|x| x.ts_ns)
+            self.outstanding.range(self.first_ending_after(a)..).take_while(|x| x.seq < b).find(|x| self.never_resent(x)).map(|x| x.ts_ns)
         })
     }
 
@@ -406,6 +414,45 @@ impl Sender {
         let last_ack = self.last_ack_ns + self.loop_lag_ns();
         let waited = if self.in_recovery { last_ack.min(self.last_new_data_ns) } else { last_ack } - sent;
         self.reo_floor_ns = self.reo_floor_ns.max(waited - self.rack_rtt_ns);
+    }
+
+    /// Sent only once, as far as the capture shows: while holes the sender knew of before
+    /// the capture remain, what it sent before the capture may have been resent then too.
+    fn never_resent(&self, x: &Sent) -> bool {
+        x.retrans == 0 && (x.frame != 0 || self.holes_predate_capture != Some(true))
+    }
+
+    /// The send time of the lowest original (never resent, not SACKed) in a hole that the
+    /// loss count deems lost at `now`: Linux would resend it before sending anything new.
+    fn lost_original_unresent(&self, now: i64) -> Option<i64> {
+        let deadline = self.rack_deadline(now);
+        let reordering_seen = self.reordering_seen();
+        let mut sacked_above = self.scoreboard.sacked_bytes();
+        for (hs, he, below) in self.scoreboard.holes_with_blocks(self.una) {
+            sacked_above = sacked_above.saturating_sub(below);
+            let dupthresh = !reordering_seen && self.dupthresh_sacked(sacked_above);
+            let first = self.outstanding.range(self.first_ending_after(hs)..).take_while(|x| x.seq < he).find(|x| self.never_resent(x));
+            if let Some(x) = first {
+                // Sent later, with fewer bytes SACKed above: no original past it is lost if it is not.
+                return (dupthresh || x.ts_ns <= deadline).then_some(x.ts_ns);
+            }
+        }
+        None
+    }
+
+    /// New data left while the loss count held an original lost and not resent (Linux
+    /// resends what it deems lost before anything new, F-RTO's probe after a timeout
+    /// aside): in a capture that began mid-stream, the sender had seen reordering before
+    /// it did, and its window was wider than the time by which that original then trailed
+    /// RACK's RTT. (From the handshake on, what showed the sender reordering is seen.)
+    fn note_loss_not_acted_on(&mut self, now: i64) {
+        if self.syn_seen || self.rto_lost.is_some() || self.scoreboard.is_empty() || !self.at_sender_for_good() {
+            return;
+        }
+        if let Some(sent) = self.lost_original_unresent(now) {
+            self.reord_seen += 1;
+            self.reo_floor_ns = self.reo_floor_ns.max(now - sent - self.rack_rtt_ns);
+        }
     }
 
     /// RACK (RFC 8985 §6.2): a segment not delivered is lost once it was sent before the
@@ -436,7 +483,6 @@ impl Sender {
         if !self.sack_seen && self.rto_lost.is_none() {
             return 0; // RACK and IsLost both need SACK; a timeout's mark does not
         }
-        let mss = self.mss.max(1);
         let reordering_seen = self.reordering_seen();
         let deadline = self.rack_deadline(now);
         // Records are appended as first sent, so those sent before the deadline are a
@@ -469,7 +515,7 @@ impl Sender {
         let holes = self.scoreboard.holes_with_blocks(self.una).map(|(hs, he, below)| (hs, he, below, time_edge));
         for (hs, he, below, time_edge) in holes.chain(tail) {
             sacked_above = sacked_above.saturating_sub(below);
-            let dupthresh = !reordering_seen && sacked_above > (DUP_THRESH - 1) * mss;
+            let dupthresh = !reordering_seen && self.dupthresh_sacked(sacked_above);
             let edge = if dupthresh { he } else { he.min(time_edge) };
             if edge <= hs {
                 // Neither rule reaches this hole, nor (fewer bytes above, later sends) any above it.
@@ -596,6 +642,9 @@ impl Sender {
                     rec.new_data_seen = true;
                     rec.point = rec.point.max(seq);
                 }
+            }
+            if seg.payload_len > 0 {
+                self.note_loss_not_acted_on(ts);
             }
             self.remember(seq, end, seg);
             // Idle only counts at the sender: elsewhere what it has outstanding is seen late
@@ -1119,6 +1168,9 @@ impl Sender {
             sack_blocks = &blocks[1..];
         }
         if !self.started {
+            if !sack_blocks.is_empty() {
+                self.holes_predate_capture = Some(true);
+            }
             // Each ACK that advanced is kept with its time, and its timestamp too: the first
             // data seen may echo it (the ACK→data delay, before any data was acknowledged).
             match self.early_acks.last() {
@@ -1134,6 +1186,7 @@ impl Sender {
         if !self.acks_applied {
             self.adopt_unseen_flight(ack, ts);
         }
+        self.holes_predate_capture.get_or_insert(!sack_blocks.is_empty());
         self.note_echoes_on_ack(seg, ts);
         // An ACK beyond SND.MAX covers data not captured (yet: TSO/GRO captures may show
         // the ACK first). SND.MAX stays the highest byte *seen sent*, so that data is new
@@ -1155,6 +1208,9 @@ impl Sender {
                 new_sack = true;
                 self.rack_on_sacked(SeqNumber(l), SeqNumber(r), ts);
             }
+        }
+        if self.scoreboard.is_empty() {
+            self.holes_predate_capture = Some(false);
         }
         if new_sack && self.hole_since.is_none() {
             self.hole_since = Some(ts);

@@ -354,6 +354,52 @@ fn a_capture_begun_mid_stream_counts_what_was_sent_before_it_as_in_flight() {
     assert_eq!(n.rtt_ns, None);
 }
 
+/// A capture at A that began mid-transfer: segments 1–2 are captured, B acknowledges 1
+/// after 10 ms and A sends 2 at once on that ACK (the capture is at A).
+fn at_sender_mid_stream() -> Trace {
+    let mut t = Trace::new();
+    t.seg(0, A).data(1, MSS).ts(100, 50).send();
+    t.seg(10_000, B).rel_ack(1 + MSS).ts(60, 100).send();
+    t.seg(10_020, A).data(1 + MSS, MSS).ts(101, 60).send();
+    t
+}
+
+#[test]
+fn new_data_sent_past_a_hole_deemed_lost_shows_reordering_seen_before_the_capture() {
+    let mut t = at_sender_mid_stream();
+    for k in 2..6 {
+        t.seg(10_030 + k as i64, A).data(1 + k * MSS, MSS).ts(102, 60).send();
+    }
+    // Segment 3 is held up: B acknowledges 2 and SACKs 4–6. With DupThresh SACKed above it
+    // and no reordering seen, RACK deems 3 lost at once...
+    let n = t.seg(20_100, B).rel_ack(1 + 2 * MSS).sack(&[(1 + 3 * MSS, 1 + 6 * MSS)]).ts(70, 102).send();
+    assert_eq!((n.unacked, n.sacked, n.in_flight), (4 * MSS as u64, 3 * MSS as u64, 0));
+    // ...but A sends segment 7 on that ACK instead of resending 3: it had seen reordering
+    // before the capture began, and gives 3 RACK's window (min RTT / 4). Both are in flight.
+    let n = t.seg(20_120, A).data(1 + 6 * MSS, MSS).ts(112, 70).send();
+    assert_eq!(n.in_flight, 2 * MSS as u64);
+}
+
+#[test]
+fn new_data_past_holes_the_sender_knew_of_before_the_capture_shows_nothing() {
+    // Segments 1–4 left before the capture began; B's first ACK SACKs 2–4, so A knew of the
+    // hole at 1 before the capture and may have resent it then: sending 6 instead says
+    // nothing about its reordering window. Segment 1 stays lost.
+    let mut t = Trace::new();
+    t.seg(0, A).data(1 + 4 * MSS, MSS).ts(100, 50).send();
+    t.seg(10_000, B).rel_ack(1).sack(&[(1 + MSS, 1 + 4 * MSS)]).ts(60, 90).send();
+    let n = t.seg(10_020, A).data(1 + 5 * MSS, MSS).ts(101, 60).send();
+    assert_eq!((n.unacked, n.sacked, n.in_flight), (6 * MSS as u64, 3 * MSS as u64, 2 * MSS as u64));
+    // B acknowledges everything (a 10 ms round trip). A sends 7–10; 7 is lost, 8–10 SACKed:
+    // with no reordering seen RACK deems 7 lost at once, nothing is in flight.
+    t.seg(20_000, B).rel_ack(1 + 6 * MSS).ts(70, 101).send();
+    for k in 6..10 {
+        t.seg(20_020 + k as i64, A).data(1 + k * MSS, MSS).ts(111, 70).send();
+    }
+    let n = t.seg(30_050, B).rel_ack(1 + 6 * MSS).sack(&[(1 + 7 * MSS, 1 + 10 * MSS)]).ts(80, 111).send();
+    assert_eq!((n.unacked, n.sacked, n.in_flight), (4 * MSS as u64, 3 * MSS as u64, 0));
+}
+
 #[test]
 fn an_ack_seen_before_any_data_places_the_unseen_flight_below_it() {
     let mut t = Trace::new();
