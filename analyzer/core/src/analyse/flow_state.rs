@@ -232,6 +232,7 @@ impl FlowState {
                     notes.inferred_shift = Some((shift, flight_d));
                 }
                 let w = self.rescale_windows(d, raw, |w| w << up);
+                self.limits[d].inferred_scale_raised();
                 // The sender's own idea of its window, and what limits it, follow.
                 self.senders[d].note_rwnd(w, ts);
             }

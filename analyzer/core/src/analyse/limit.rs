@@ -149,6 +149,9 @@ pub struct LimitTracker {
     /// yet run out: busy time in Linux's chronos, which test the clock first.
     pub pacing: PacingClock,
     pub rwnd_paced_ns: i64,
+    /// The window-bound time, its window integral, its paced part and first frame when
+    /// the inferred window scale was last set (`inferred_scale_raised`).
+    rwnd_at_scale: (i64, WindowTime, i64, u64),
 }
 
 /// The transfer's pauses after a write's tail that the sender ended on its own — how
@@ -774,6 +777,20 @@ impl LimitTracker {
         // Whatever stretch was flat was the window's; the window holds the sender from here.
         (self.flat_level, self.grown_out_ns, self.flat_proven, self.dip_since) = (0, 0, false, None);
         self.ran_dry_ns = None;
+    }
+
+    /// A flight above the window proved its inferred scale too small: the window was at
+    /// least twice what it was read as since that scale was set, so the flight it held, no
+    /// larger than that, never filled it. The time charged to the window since was the
+    /// congestion controller's (what else held the sender then, the capture cannot go back
+    /// to tell).
+    pub fn inferred_scale_raised(&mut self) {
+        let (ns, window_time, paced, frame) = self.rwnd_at_scale;
+        let since = self.state_ns[LimitState::Rwnd as usize] - ns;
+        let moved = move_time(&mut self.state_ns, LimitState::Rwnd, LimitState::Cwnd, since);
+        move_time(&mut self.since_data, LimitState::Rwnd, LimitState::Cwnd, moved);
+        (self.rwnd_limited, self.rwnd_paced_ns, self.first_frame[LimitState::Rwnd as usize]) = (window_time, paced, frame);
+        self.rwnd_at_scale = (self.state_ns[LimitState::Rwnd as usize], self.rwnd_limited, self.rwnd_paced_ns, frame);
     }
 
     /// Time per state at the end: a plateau the flight grew out of and had not come back

@@ -82,6 +82,8 @@ impl Scaling {
     /// it grew. `estimated`: the flight is not the sender's own count but rebuilt away
     /// from it (ACKs seen one ACK→data delay earlier), which may run a TSval tick of ACKs
     /// long; a shift raised on that noise would double the window, so it needs a margin.
+    /// A FIN's sequence number may lie one past the window (it takes no room in the
+    /// receiver's buffer: Linux sends it on the data that fills the window).
     pub fn infer_from_flight(&mut self, window: u16, in_flight: u64, mss: u64, estimated: bool) -> Option<u8> {
         let Scaling::Unknown { min_shift } = self else { return None };
         if window == 0 {
@@ -93,7 +95,7 @@ impl Scaling {
             } else {
                 0
             };
-            w + slack >= in_flight
+            w + slack + 1 >= in_flight
         };
         let mut s = *min_shift;
         while s < MAX_SHIFT && !covers((window as u64) << s) {
@@ -136,6 +138,15 @@ mod tests {
         assert_eq!(s.infer_from_flight(1000, 7000, 100, false), Some(3));
         assert_eq!(s.rwnd(1000, false), (8000, RwndBasis::Inferred));
         assert_eq!(s.infer_from_flight(1000, 7000, 100, false), None);
+    }
+
+    #[test]
+    fn a_fin_one_past_the_window_proves_no_shift() {
+        // 62,264 B of data fills the window to its edge; the FIN on its last segment ends
+        // one byte beyond.
+        let mut s = Scaling::Unknown { min_shift: 0 };
+        assert_eq!(s.infer_from_flight(62_264, 62_265, 1448, false), None);
+        assert_eq!(s.infer_from_flight(62_264, 62_266, 1448, false), Some(1));
     }
 
     #[test]

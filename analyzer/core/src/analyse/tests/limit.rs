@@ -487,6 +487,37 @@ fn a_window_whose_scale_was_fitted_to_one_segment_does_not_bind_it() {
 }
 
 #[test]
+fn time_held_by_an_inferred_window_later_proven_larger_was_not_the_windows() {
+    // A capture at the sender that began mid-transfer (no handshake), RTT 40 ms, window
+    // field 10. For 20 rounds A keeps 7 segments (10,136 B) out: the smallest scale that
+    // holds them is 10 (10,240 B), and they fill that window to its edge. Then A keeps 9 out
+    // (13,032 B): the scale is at least 11, so the window was never under 20,480 B and the
+    // 7 segments never filled it.
+    let mut t = Trace::new();
+    let mut sent = 0u32;
+    let mut rwnd_before = 0;
+    for r in 0..40u32 {
+        let at = r as i64 * 40_100;
+        if r > 0 {
+            t.seg(at, B).rel_seq(1).rel_ack(1 + sent * MSS).win(10).send();
+        }
+        if r == 20 {
+            assert_eq!(t.fs.inferred_shift[B], Some(10));
+            rwnd_before = t.fs.limits[A].state_ns[LimitState::Rwnd as usize];
+        }
+        for i in 0..if r < 20 { 7 } else { 9 } {
+            t.seg(at + 100 + i as i64, A).rel_seq(1 + sent * MSS).len(MSS).rel_ack(1).send();
+            sent += 1;
+        }
+    }
+    assert_eq!(t.fs.inferred_shift[B], Some(11));
+    let lim = &t.fs.limits[A];
+    assert!(rwnd_before > 500_000_000, "{rwnd_before}");
+    assert_eq!(lim.state_ns[LimitState::Rwnd as usize], 0);
+    assert!(lim.state_ns[LimitState::Cwnd as usize] >= rwnd_before);
+}
+
+#[test]
 fn a_flat_flight_a_pacing_sender_keeps_on_its_own_clock_is_not_a_send_buffer() {
     // BBR at a full bottleneck: a unit of two segments every 4 ms, on its clock (no ACK
     // between the first ten), then each a millisecond after the ACK of the unit ten before
