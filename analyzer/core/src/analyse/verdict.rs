@@ -387,8 +387,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             && fs.scaling[1 - dd] == Some(Scaling::Unknown { min_shift: 0 })
             && rwnd == u16::MAX as u64;
         // A static SO_RCVBUF: the window reached its maximum early (the kernel's first
-        // ramp) and never grew again while the sender kept it full.
-        let fixed = fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
+        // ramp) and never grew again while the sender kept it full. Only in a capture from
+        // the handshake: begun mid-transfer, the window may have grown before it, up to an
+        // autotuning maximum, and which of the two held it the capture cannot tell.
+        let fixed = s.syn_seen && fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
         // Both SYNs carry the option here, yet the sender stopped at the field unscaled.
         let stripped = matches!(fs.scaling[1 - dd], Some(Scaling::Stripped(_)));
         let id = if !reader_paced && ((wscale_off && rwnd <= 65_535) || unscaled_max || stripped) {
