@@ -149,9 +149,6 @@ pub struct LimitTracker {
     /// yet run out: busy time in Linux's chronos, which test the clock first.
     pub pacing: PacingClock,
     pub rwnd_paced_ns: i64,
-    /// The window-bound time, its window integral, its paced part and first frame when
-    /// the inferred window scale was last set (`inferred_scale_raised`).
-    rwnd_at_scale: (i64, WindowTime, i64, u64),
 }
 
 /// The transfer's pauses after a write's tail that the sender ended on its own — how
@@ -780,17 +777,17 @@ impl LimitTracker {
     }
 
     /// A flight above the window proved its inferred scale too small: the window was at
-    /// least twice what it was read as since that scale was set, so the flight it held, no
-    /// larger than that, never filled it. The time charged to the window since was the
-    /// congestion controller's (what else held the sender then, the capture cannot go back
-    /// to tell).
+    /// least twice what it was read as, so the flight it held, no larger than that, never
+    /// filled it. Every window-bound time so far was charged under an inferred scale (one
+    /// handshake not captured leaves the scale unknown for good), each smaller than this
+    /// one: all of it was the congestion controller's (what else held the sender then, the
+    /// capture cannot go back to tell).
     pub fn inferred_scale_raised(&mut self) {
-        let (ns, window_time, paced, frame) = self.rwnd_at_scale;
-        let since = self.state_ns[LimitState::Rwnd as usize] - ns;
-        let moved = move_time(&mut self.state_ns, LimitState::Rwnd, LimitState::Cwnd, since);
+        let rwnd = LimitState::Rwnd as usize;
+        let all = self.state_ns[rwnd];
+        let moved = move_time(&mut self.state_ns, LimitState::Rwnd, LimitState::Cwnd, all);
         move_time(&mut self.since_data, LimitState::Rwnd, LimitState::Cwnd, moved);
-        (self.rwnd_limited, self.rwnd_paced_ns, self.first_frame[LimitState::Rwnd as usize]) = (window_time, paced, frame);
-        self.rwnd_at_scale = (self.state_ns[LimitState::Rwnd as usize], self.rwnd_limited, self.rwnd_paced_ns, frame);
+        (self.rwnd_limited, self.rwnd_paced_ns, self.first_frame[rwnd]) = (WindowTime::default(), 0, 0);
     }
 
     /// Time per state at the end: a plateau the flight grew out of and had not come back
