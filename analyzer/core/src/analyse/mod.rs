@@ -6,6 +6,7 @@ pub mod catalogue;
 pub mod ceiling;
 pub mod congestion;
 pub mod finding;
+pub mod host_queue;
 pub mod hystart;
 pub mod cwnd;
 pub mod delivery;

@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 
 use super::dsack::dsack;
 use super::hystart::HyStart;
+use super::host_queue::HostQueue;
 use super::notes::{Evidence, PacketNotes, Reorder, RetransKind};
 use super::ring::Ring;
 use super::rtt::RttEstimator;
@@ -234,6 +235,10 @@ pub struct Sender {
     /// once a round trip at most).
     lag_ns: i64,
     lag_for_good: bool,
+    /// Whether segments wait between TCP and the capture point on the sender's own host
+    /// (`host_queue.rs`): read only while the capture point looks to be at the sender.
+    host_queue: HostQueue,
+    queue_before_capture: bool,
     sent_tsvals: Ring<(u32, i64)>,
     /// The peer has SACKed something: RACK and RFC 6675 loss marking apply.
     sack_seen: bool,
@@ -758,6 +763,10 @@ impl Sender {
             self.note_a2d_sample(ts - t);
             self.refresh_lag();
         }
+        if self.lag_for_good && self.host_queue.on_data(val, ts) {
+            self.queue_before_capture = true;
+            self.refresh_lag();
+        }
     }
 
     fn note_a2d_sample(&mut self, a2d: i64) {
@@ -828,6 +837,11 @@ impl Sender {
     /// tick more (an echo pairs data with any ACK of the tick it echoes).
     pub fn base_a2d_floor_ns(&self) -> i64 {
         let lag = self.a2d_ns();
+        if self.queue_before_capture {
+            // The host's queue holds what the sender sent in answer for the whole wait, out
+            // of the capture's sight: nothing coming sooner shows no data to send.
+            return lag;
+        }
         let least = [self.a2d.min_ns, self.a2d_hint_ns].into_iter().flatten().filter(|&b| b >= 0).min();
         match least {
             Some(b) if lag > 0 => lag.min(b + super::limit::TS_TICK_NS),
@@ -859,10 +873,16 @@ impl Sender {
 
     fn refresh_lag(&mut self) {
         self.lag_ns = self.compute_a2d_ns();
-        self.lag_for_good = self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once();
+        self.lag_for_good = !self.queue_before_capture && (self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once());
     }
 
     fn compute_a2d_ns(&self) -> i64 {
+        // Segments that waited after TCP sent them (a queue on the sender's host before
+        // the tap): neither the handshake nor a quick turn places the point at TCP's
+        // sending any more; the ACK → data delay is the wait, as at any point downstream.
+        if self.queue_before_capture {
+            return self.a2d_recent_min.unwrap_or(0).max(0);
+        }
         // A handshake that shows the capture point at the sender settles it: the handshake's
         // ACK leaves as soon as the SYN/ACK arrives, while a data segment may wait after an
         // ACK for its pacing slot (BBR at a low rate: milliseconds) or its application.

@@ -647,3 +647,50 @@ fn away_from_the_sender_a_pause_is_timed_from_an_empty_queue() {
     let idle_ms = (idle_ns(&t) - before) as f64 / 1e6;
     assert!((197.0..=201.0).contains(&idle_ms), "idle {idle_ms} ms");
 }
+
+/// Captured on A's own host after a shaper at 10 Mbit/s (1448 B every 1,158 µs), B beside
+/// the tap (its ACKs 10 µs after each segment): TCP keeps 10 segments out, 9 of them
+/// waiting in the host's queue, each sent when the ACK of the one 10 before arrived. The
+/// handshake places the tap at A; the TSvals, stamped as TCP sent, trail it by the wait.
+fn behind_a_host_shaper(t: &mut Trace, segments: u32) -> Vec<LimitState> {
+    t.handshake(5, 5, Some(7));
+    let seen = |k: u32| 1_000 + k as i64 * 1_158;
+    let sent = |k: u32| if k < 10 { 900 } else { seen(k - 10) + 10 };
+    let ms = |us: i64| 10_000 + (us / 1_000) as u32;
+    (0..segments)
+        .map(|k| {
+            let ecr = if k < 10 { 1 } else { 500 + ms(seen(k - 10) + 10) };
+            let limit = t.seg(seen(k), A).data(1 + k * MSS, MSS).ts(ms(sent(k)), ecr).send().limit;
+            t.seg(seen(k) + 10, B).rel_ack(1 + (k + 1) * MSS).ts(500 + ms(seen(k) + 10), ms(sent(k))).send();
+            limit
+        })
+        .collect()
+}
+
+#[test]
+fn behind_a_queue_on_the_senders_host_the_tap_sees_no_idle_application() {
+    let mut t = Trace::new();
+    let states = behind_a_host_shaper(&mut t, 600);
+    // Once the TSvals have shown the wait (50 ms of a 1 kHz count, 16 segments), the
+    // sender is read one wait back, as at any point downstream: 10 segments out, no
+    // application. (Read as at TCP, it was one writing a segment at a time.)
+    let late = &states[100..];
+    assert!(!late.contains(&LimitState::App) && !late.contains(&LimitState::Idle), "{late:?}");
+    let view = t.fs.senders[A].view(1_000 + 600 * 1_158_000);
+    assert!(view.unacked >= 9 * MSS as u64, "{} B out, a2d {}", view.unacked, t.fs.senders[A].a2d_ns());
+    assert!(t.fs.senders[A].a2d_ns() > 10_000_000);
+}
+
+#[test]
+fn at_the_senders_tcp_the_same_flow_is_an_ack_clocked_one() {
+    // The tap before the queue: each segment seen as TCP stamps it.
+    let mut t = Trace::new();
+    t.handshake(5, 5, Some(7));
+    let ms = |us: i64| 10_000 + (us / 1_000) as u32;
+    for k in 0..600u32 {
+        let at = if k < 10 { 900 + k as i64 } else { 1_000 + (k - 10) as i64 * 1_158 + 10 };
+        t.seg(at, A).data(1 + k * MSS, MSS).ts(ms(at), 1).send();
+        t.seg(at + 11_580, B).rel_ack(1 + (k + 1) * MSS).ts(500 + ms(at + 11_580), ms(at)).send();
+    }
+    assert!(t.fs.senders[A].at_sender());
+}
