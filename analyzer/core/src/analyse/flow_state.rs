@@ -9,6 +9,7 @@ use super::sender::{ends_write, Sender};
 use super::vantage::HandshakeTimes;
 use super::window::{RwndBasis, Scaling, ESTIMATE_SLACK_SEGMENTS};
 use crate::decode::{flags, TcpSegment};
+use crate::flow::SeqNumber;
 
 const MAX_TS_NS: i64 = 1 << 62;
 
@@ -199,7 +200,8 @@ impl FlowState {
             if self.limits[d].write_ended() {
                 self.limits[d].reassign_since_data(LimitState::App);
             }
-            let ends = ends_write(seg.payload_len, self.senders[d].mss, seg.flags & flags::FIN != 0);
+            let end = SeqNumber(seg.seq) + seg.payload_len;
+            let ends = ends_write(seg.payload_len, self.senders[d].mss, seg.flags & flags::FIN != 0) && !self.senders[d].fills_a_window(end);
             self.limits[d].data_seen(ends, self.senders[d].last_ack_acted_on_ns(ts), ts);
             self.limits[r].peer_spoke(ts);
         }

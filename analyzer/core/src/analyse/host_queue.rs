@@ -27,6 +27,7 @@ const RATE_GIVE_UP_NS: i64 = 1_000_000_000;
 /// under a tick, 1 ms, plus the capture's own delay): two ticks. On the sweep's sender
 /// captures no segment trailed by more than 1.06 ms but one (2.2 ms), of 24 runs checked.
 pub const WAIT_NS: i64 = 2_000_000;
+const TICK_NS: i64 = 1_000_000;
 /// Segments that must have waited that long: one late wake-up is not a queue.
 const WAITED_SEGMENTS: u32 = 16;
 
@@ -44,19 +45,20 @@ pub struct HostQueue {
 }
 
 impl HostQueue {
-    /// A data segment stamped `tsval` seen at `ts`. True once segments are shown to have
-    /// waited between TCP and the capture point.
-    pub fn on_data(&mut self, tsval: u32, ts: i64) -> bool {
+    /// A data segment stamped `tsval` seen at `ts`: once segments are shown to have waited
+    /// between TCP and the capture point, how long this one waited (the tick's rounding
+    /// adds 0–1 ms to what the stamps show: half of it is taken off).
+    pub fn on_data(&mut self, tsval: u32, ts: i64) -> Option<i64> {
         let Some((v0, t0)) = self.origin else {
             self.origin = Some((tsval, ts));
-            return false;
+            return None;
         };
         if self.clock_ok == Some(false) {
-            return false;
+            return None;
         }
         let ticks = tsval.wrapping_sub(v0) as i32 as i64;
         let elapsed = ts - t0;
-        let offset = elapsed - ticks * 1_000_000;
+        let offset = elapsed - ticks * TICK_NS;
         self.floor_ns = self.floor_ns.min(offset);
         if self.clock_ok.is_none() && elapsed >= RATE_SPAN_NS {
             let rate = ticks as f64 * 1e6 / elapsed as f64;
@@ -66,10 +68,11 @@ impl HostQueue {
                 self.clock_ok = Some(true);
             }
         }
-        if offset - self.floor_ns >= WAIT_NS {
+        let excess = offset - self.floor_ns;
+        if excess >= WAIT_NS {
             self.waited = self.waited.saturating_add(1);
         }
-        self.clock_ok == Some(true) && self.waited >= WAITED_SEGMENTS
+        (self.clock_ok == Some(true) && self.waited >= WAITED_SEGMENTS).then_some((excess - TICK_NS / 2).max(0))
     }
 }
 
@@ -86,7 +89,7 @@ mod tests {
         let mut seen = false;
         for k in 0..4_000 {
             let sent = 1_000 * MS + k * MS / 10;
-            seen |= q.on_data(tsval_at(sent), sent + wait(sent));
+            seen |= q.on_data(tsval_at(sent), sent + wait(sent)).is_some();
         }
         seen
     }

@@ -694,3 +694,26 @@ fn at_the_senders_tcp_the_same_flow_is_an_ack_clocked_one() {
     }
     assert!(t.fs.senders[A].at_sender());
 }
+
+#[test]
+fn behind_a_queue_on_the_senders_host_a_segment_cut_at_the_windows_edge_ends_no_write() {
+    // After the flow above, B's window closes to 100 << 7 = 12,800 B past its last ACK, and
+    // A fills it to the edge: eight segments and 1,216 B. Seen 10 ms later, behind the queue,
+    // the flight rebuilt for it (known to a tick) may not reach the edge; the edge is known.
+    let mut t = Trace::new();
+    behind_a_host_shaper(&mut t, 600);
+    let ack_at = 1_000 + 600 * 1_158;
+    t.seg(ack_at, B).rel_ack(1 + 600 * MSS).win(100).ts(20_000, 10_700).send();
+    let first = 1 + 600 * MSS;
+    for k in 0..8u32 {
+        t.seg(ack_at + 10_000 + k as i64 * 1_158, A).data(first + k * MSS, MSS).ts(10_000 + 695, 20_000).send();
+    }
+    t.seg(ack_at + 10_000 + 8 * 1_158, A).data(first + 8 * MSS, 12_800 - 8 * MSS).ts(10_000 + 695, 20_000).send();
+    assert!(!t.fs.limits[A].write_ended());
+    // A short segment anywhere else ends a write.
+    let mut t = Trace::new();
+    behind_a_host_shaper(&mut t, 600);
+    t.seg(ack_at, B).rel_ack(1 + 600 * MSS).win(100).ts(20_000, 10_700).send();
+    t.seg(ack_at + 10_000, A).data(first, 700).ts(10_000 + 695, 20_000).send();
+    assert!(t.fs.limits[A].write_ended());
+}
