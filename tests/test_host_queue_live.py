@@ -1,9 +1,9 @@
 """A capture on the sending host behind its own shaper: a veth pair between two network
 namespaces made here, `tc tbf` on the sender's egress, the kernel's offloads as they come
-(TSO), tcpdump on the sender's veth — after the qdisc, where a host's capture is taken. A
-bulk sender that always has data (its own TCP_INFO says so: never application-limited)
-fills the shaper; the queue sits between TCP and the tap, and the capture must not read
-the one segment outstanding there as an application with nothing to send.
+(TSO), tcpdump on the sender's veth — after the qdisc, where a host's capture is taken.
+The queue sits between TCP and the tap: a bulk sender (never application-limited, its own
+TCP_INFO says) or a small receive window (the kernel's rwnd chrono) must not read as an
+application with nothing to send, and a periodic writer must still read as one.
 Needs root, iproute2 and tcpdump; skipped otherwise."""
 
 from __future__ import annotations
@@ -61,19 +61,21 @@ def endpoint(ns: str, role: str, out: Path, *extra: str) -> list[str]:
                  "--out", str(out), "--duration", "3", *extra)
 
 
-def test_a_bulk_sender_behind_its_hosts_shaper_is_bandwidth_limited(shaped_pair, tmp_path) -> None:
-    (ns_s, ns_r), (dev_s, _) = shaped_pair
+def run_behind_shaper(pair, tmp_path, sender_args: list[str], receiver_args: list[str] = ()) -> tuple[dict, dict]:
+    """One transfer through the shaper, captured at the sender's veth: the sender's TCP_INFO
+    columns and tcpdiag's flow as JSON."""
+    (ns_s, ns_r), (dev_s, _) = pair
     pcap, tx = tmp_path / "sender.pcap", tmp_path / "tx.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     cap = subprocess.Popen(in_ns(ns_s, "tcpdump", "-i", dev_s, "-s", "128", "-U", "-w", str(pcap),
                                  "--time-stamp-precision", "nano", "tcp"), stderr=subprocess.PIPE)
-    rx = subprocess.Popen(endpoint(ns_r, "receiver", tmp_path / "rx.json"), cwd=ROOT, env=env,
+    rx = subprocess.Popen(endpoint(ns_r, "receiver", tmp_path / "rx.json", *receiver_args), cwd=ROOT, env=env,
                           stdout=subprocess.PIPE, text=True)
     try:
         assert rx.stdout.readline().strip() == "ready"
         time.sleep(1.0)  # tcpdump running before the SYN
-        subprocess.run(endpoint(ns_s, "sender", tx, "--cc", "cubic", "--mode", "pressure"), cwd=ROOT, env=env,
-                       check=True, timeout=60, capture_output=True)
+        subprocess.run(endpoint(ns_s, "sender", tx, *sender_args), cwd=ROOT, env=env, check=True, timeout=60,
+                       capture_output=True)
         rx.wait(timeout=60)
         time.sleep(0.5)
     finally:
@@ -81,16 +83,46 @@ def test_a_bulk_sender_behind_its_hosts_shaper_is_bandwidth_limited(shaped_pair,
         cap.terminate()
         cap.wait(timeout=10)
     info = json.loads(tx.read_text())["tcp_info"]
+    out = subprocess.run([*tcpdiag_exe(), "analyze", "--json", str(pcap)], capture_output=True, text=True, check=True)
+    return info, json.loads(out.stdout)["flows"][0]
+
+
+def finding_ids(flow: dict) -> list[str]:
+    return [flow["verdict"]["id"]] + [f["id"] for f in flow.get("findings") or []]
+
+
+def test_a_bulk_sender_behind_its_hosts_shaper_is_bandwidth_limited(shaped_pair, tmp_path) -> None:
+    info, flow = run_behind_shaper(shaped_pair, tmp_path, ["--cc", "cubic", "--mode", "pressure"])
     # The truth, from the kernel and the set-up: never application-limited, the shaper full.
     assert not any(info["delivery_rate_app_limited"][1:-1])
     seconds = (info["t_ns"][-1] - info["t_ns"][0]) / 1e9
     assert info["bytes_acked"][-1] * 8 / seconds >= 0.8 * RATE_MBIT * 1e6
-
-    out = subprocess.run([*tcpdiag_exe(), "analyze", "--json", str(pcap)], capture_output=True, text=True, check=True)
-    flow = json.loads(out.stdout)["flows"][0]
-    ids = [flow["verdict"]["id"]] + [f["id"] for f in flow.get("findings") or []]
+    ids = finding_ids(flow)
     assert ids[0] == "bandwidth_limited", ids
     assert not [i for i in ids if i.startswith("app_")], ids
     # The round trip includes the wait in the shaper (a millisecond or more at this rate),
     # not only the microseconds from the tap to the receiver and back.
     assert flow["rtt"]["avg_ms"] >= 1.0, flow["rtt"]
+
+
+def test_a_small_receive_buffer_behind_the_shaper_is_the_windows(shaped_pair, tmp_path) -> None:
+    # SO_RCVBUF 16 KiB: a window of a few tens of kB, several milliseconds at 50 Mbit/s, all
+    # of it waiting in the shaper; the kernel's own chrono says the window held the sender.
+    info, flow = run_behind_shaper(shaped_pair, tmp_path, ["--cc", "cubic", "--mode", "pressure"],
+                                   ["--rcvbuf", "16384"])
+    busy = info["busy_time"][-1] - info["busy_time"][0]
+    assert (info["rwnd_limited"][-1] - info["rwnd_limited"][0]) / busy >= 0.5
+    ids = finding_ids(flow)
+    assert ids[0].startswith("rwnd_"), ids
+    assert not [i for i in ids if i.startswith("app_")], ids
+
+
+def test_a_periodic_writer_behind_the_shaper_stays_the_applications(shaped_pair, tmp_path) -> None:
+    # 64 KiB every 20 ms (26 Mbit/s of a 50 Mbit/s shaper): the witness must not turn an
+    # application that runs out of data into a full link.
+    info, flow = run_behind_shaper(shaped_pair, tmp_path, ["--cc", "cubic", "--mode", "periodic", "--chunk", "65536",
+                                                           "--period-ms", "20"])
+    # (The kernel's flag clears at the first ACK of each burst: a third of the samples or more.)
+    assert sum(info["delivery_rate_app_limited"]) >= 0.3 * len(info["delivery_rate_app_limited"])
+    ids = finding_ids(flow)
+    assert ids[0].startswith("app_"), ids
