@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, tcpdiag_exe
+from conftest import ROOT, tcpdiag_exe, veth_pair
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("tcpdump"),
                                 reason="needs root, iproute2 and tcpdump")
@@ -27,33 +27,16 @@ RATE_MBIT = 50
 ADDR = ("10.99.8.1", "10.99.8.2")
 
 
-def sh(*args: str) -> None:
-    subprocess.run(args, check=True, capture_output=True)
-
-
 def in_ns(ns: str, *args: str) -> list[str]:
     return ["ip", "netns", "exec", ns, *args]
 
 
 @pytest.fixture
 def shaped_pair():
-    tag = f"{os.getpid() % 100000}"
-    ns = (f"tdhq-s{tag}", f"tdhq-r{tag}")
-    dev = (f"tdhs{tag}", f"tdhr{tag}")
-    try:
-        for n in ns:
-            sh("ip", "netns", "add", n)
-            sh("ip", "-n", n, "link", "set", "lo", "up")
-        sh("ip", "link", "add", dev[0], "netns", ns[0], "type", "veth", "peer", "name", dev[1], "netns", ns[1])
-        for n, d, addr in zip(ns, dev, ADDR):
-            sh("ip", "-n", n, "addr", "add", addr + "/24", "dev", d)
-            sh("ip", "-n", n, "link", "set", d, "up")
-        sh(*in_ns(ns[0], "tc", "qdisc", "add", "dev", dev[0], "root", "tbf", "rate", f"{RATE_MBIT}mbit",
-                  "burst", "32k", "limit", "400k"))
+    with veth_pair("tdhq", ADDR) as (ns, dev):
+        subprocess.run(in_ns(ns[0], "tc", "qdisc", "add", "dev", dev[0], "root", "tbf", "rate", f"{RATE_MBIT}mbit",
+                             "burst", "32k", "limit", "400k"), check=True, capture_output=True)
         yield ns, dev
-    finally:
-        for n in ns:
-            subprocess.run(["ip", "netns", "del", n], capture_output=True)
 
 
 def endpoint(ns: str, role: str, out: Path, *extra: str) -> list[str]:

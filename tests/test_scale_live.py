@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import tcpdiag_exe
+from conftest import tcpdiag_exe, veth_pair
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip"), reason="needs root and iproute2")
 
@@ -39,31 +39,14 @@ SENDER = textwrap.dedent("""
 """)
 
 
-def sh(*args: str) -> None:
-    subprocess.run(args, check=True, capture_output=True)
-
-
 @pytest.fixture
 def veth():
-    tag = f"{os.getpid() % 100000}"
-    ns = (f"tdlive-s{tag}", f"tdlive-r{tag}")
-    dev = (f"tdls{tag}", f"tdlr{tag}")
-    try:
-        for n in ns:
-            sh("ip", "netns", "add", n)
-            sh("ip", "-n", n, "link", "set", "lo", "up")
-        sh("ip", "link", "add", dev[0], "netns", ns[0], "type", "veth", "peer", "name", dev[1], "netns", ns[1])
-        for n, d, addr in zip(ns, dev, ("10.99.7.1/24", "10.99.7.2/24")):
-            sh("ip", "-n", n, "addr", "add", addr, "dev", d)
-            sh("ip", "-n", n, "link", "set", d, "up")
+    with veth_pair("tdlive", ("10.99.7.1", "10.99.7.2")) as (ns, dev):
         if shutil.which("ethtool"):  # MSS-sized segments on the wire, as on a real NIC without offloads
             for n, d in zip(ns, dev):
                 subprocess.run(["ip", "netns", "exec", n, "ethtool", "-K", d, "tso", "off", "gso", "off", "gro", "off"],
                                capture_output=True)
         yield ns, dev
-    finally:
-        for n in ns:
-            subprocess.run(["ip", "netns", "del", n], capture_output=True)
 
 
 def test_live_small_rcvbuf_is_receive_window_limited(veth) -> None:
