@@ -53,3 +53,13 @@ def test_a_reader_that_leaves_the_window_unread_below_a_full_link_is_the_windows
     assert veth.label(SPEC, columns(acked_mbit=30), rx)["family"] == "rwnd"
     # At a full link the shaper, not the reader, set the pace.
     assert veth.label(SPEC, columns(acked_mbit=0.9 * 100 * MSS / 1514), rx)["family"] == "bandwidth"
+
+
+def test_a_periodic_writer_whose_load_was_carried_is_the_applications() -> None:
+    # Offered 40 % of the shaper, 39 % carried: the application's pace, though the kernel's
+    # flag (cleared at each burst's first ACK) was up on few samples.
+    spec = {"rate_mbit": 100, "offered": 0.4}
+    lab = veth.label(spec, columns(app=0.2, acked_mbit=0.39 * 100 * MSS / 1514))
+    assert (lab["family"], lab["clear"]) == ("app", True)
+    # Half of it carried: something else held it.
+    assert veth.label(spec, columns(app=0.2, acked_mbit=0.2 * 100 * MSS / 1514, retrans=5))["family"] == "loss"

@@ -36,6 +36,11 @@ BUFFERS = (8192, 16384, 32768, 65536)
 
 # Label thresholds (the sweep's, label.py): a share that decides, one that is clear.
 DECIDES, CLEAR, FULL_LINK = 0.5, 0.65, 0.85
+# A periodic writer is the limit when it offered at most this share of the shaper's rate
+# and at least this share of what it offered was acknowledged.
+PERIODIC_MAX, PERIODIC_ACKED = 0.8, 0.9
+# ... clearly so while the send buffer held it back less than this share of the time.
+PERIODIC_SNDBUF = 0.2
 
 
 def draw(seed: int) -> dict:
@@ -67,7 +72,9 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
     full window; below a full link, the share of receiver samples whose unread queue held
     the advertised window — BBR paces at the rate a slow reader drains), sndbuf (the
     chrono), app (the share of samples flagged delivery_rate_app_limited) each if ≥ 0.5, in
-    that order; else bandwidth if the shaper carried ≥ 85 % of its rate; else loss if
+    that order, or app for a periodic writer that offered ≤ 0.8 of the shaper's rate and
+    had ≥ 90 % of it acknowledged (the flag clears at each burst's first ACK; clear with
+    sndbuf < 0.2); else bandwidth if the shaper carried ≥ 85 % of its rate; else loss if
     anything was resent. Clear when the deciding share is ≥ 0.65 (bandwidth and loss: every
     other share ≤ 0.35). The sweep's rules (label.py), less what needs the emulator's log."""
     i = tx["tcp_info"]
@@ -87,7 +94,10 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
         backlog = sum(q > 2 * 1448 and q >= w for q, w in zip(r["inq"], r["rcv_wnd"]))
         shares["rwnd"] = max(shares["rwnd"], backlog / max(len(r["inq"]), 1))
     family = next((k for k in ("rwnd", "sndbuf", "app") if shares[k] >= DECIDES), None)
-    if family:
+    offered = spec.get("offered")
+    if family is None and offered and offered <= PERIODIC_MAX and carried >= PERIODIC_ACKED * offered:
+        family, clear = "app", shares["sndbuf"] < PERIODIC_SNDBUF
+    elif family:
         clear = shares[family] >= CLEAR
     else:
         family = "bandwidth" if carried >= FULL_LINK else "loss" if i["total_retrans"][-1] else "none"
