@@ -184,14 +184,22 @@ def main(argv=None) -> None:
     if os.geteuid() != 0 or missing:
         print(f"skipped: {'needs root' if os.geteuid() != 0 else 'missing ' + ', '.join(missing)}")
         return
+    failed = 0
     for s in seeds(a.seeds):
         d = os.path.join(a.out, str(s))
         if os.path.exists(os.path.join(d, "truth.json")):
             continue
-        t = run(draw(s), d)
+        try:
+            t = run(draw(s), d)
+        except (subprocess.SubprocessError, OSError, ValueError) as e:  # one run lost, not the range
+            failed += 1
+            print(f"{s}: failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
+            continue
         lab = t["label"]
         print(f"{s}: {t['spec']['story']} {t['spec']['rate_mbit']} Mbit/s {t['spec']['cc']} "
               f"queue {t['spec']['queue_ms']} ms -> {lab['family']}{'' if lab['clear'] else ' (not clear)'}", flush=True)
+    if failed:
+        sys.exit(f"{failed} runs failed")
 
 
 if __name__ == "__main__":
