@@ -5,7 +5,7 @@ use super::congestion::CcWitness;
 use super::cwnd::CwndEstimator;
 use super::limit::{inferred_window_unproven, LimitTracker, FLAT_RTTS};
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
-use super::sender::{ends_write, Sender};
+use super::sender::Sender;
 use super::vantage::HandshakeTimes;
 use super::window::{RwndBasis, Scaling, ESTIMATE_SLACK_SEGMENTS};
 use crate::decode::{flags, TcpSegment};
@@ -200,8 +200,7 @@ impl FlowState {
             if self.limits[d].write_ended() {
                 self.limits[d].reassign_since_data(LimitState::App);
             }
-            let end = SeqNumber(seg.seq) + seg.payload_len;
-            let ends = ends_write(seg.payload_len, self.senders[d].mss, seg.flags & flags::FIN != 0) && !self.senders[d].fills_a_window(end);
+            let ends = self.senders[d].ends_a_write(seg.payload_len, SeqNumber(seg.seq) + seg.payload_len, seg.flags & flags::FIN != 0);
             self.limits[d].data_seen(ends, self.senders[d].last_ack_acted_on_ns(ts), ts);
             self.limits[r].peer_spoke(ts);
         }

@@ -30,6 +30,9 @@ pub const WAIT_NS: i64 = 2_000_000;
 const TICK_NS: i64 = 1_000_000;
 /// Segments that must have waited that long: one late wake-up is not a queue.
 const WAITED_SEGMENTS: u32 = 16;
+/// The running mean of the wait moves an eighth of the way to each segment's (each
+/// segment's own is known to a tick only).
+const WAIT_GAIN: i64 = 8;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HostQueue {
@@ -42,13 +45,31 @@ pub struct HostQueue {
     /// `Some(true)` once the clock is seen to run at 1 kHz; `Some(false)`: it does not,
     /// and nothing is read from it.
     clock_ok: Option<bool>,
+    /// Once segments are shown to wait: how long they have lately.
+    wait_ns: Option<i64>,
 }
 
 impl HostQueue {
-    /// A data segment stamped `tsval` seen at `ts`: once segments are shown to have waited
-    /// between TCP and the capture point, how long this one waited (the tick's rounding
+    /// How long segments wait between TCP and the capture point lately, once shown to.
+    #[inline]
+    pub fn wait_ns(&self) -> Option<i64> {
+        self.wait_ns
+    }
+
+    /// A data segment stamped `tsval` seen at `ts`. True when it moved [`Self::wait_ns`].
+    pub fn on_data(&mut self, tsval: u32, ts: i64) -> bool {
+        match self.waited_for(tsval, ts) {
+            Some(wait) => {
+                self.wait_ns = Some(self.wait_ns.map_or(wait, |m| m + (wait - m) / WAIT_GAIN));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Once segments are shown to have waited, how long this one did (the tick's rounding
     /// adds 0–1 ms to what the stamps show: half of it is taken off).
-    pub fn on_data(&mut self, tsval: u32, ts: i64) -> Option<i64> {
+    fn waited_for(&mut self, tsval: u32, ts: i64) -> Option<i64> {
         let Some((v0, t0)) = self.origin else {
             self.origin = Some((tsval, ts));
             return None;
@@ -89,7 +110,7 @@ mod tests {
         let mut seen = false;
         for k in 0..4_000 {
             let sent = 1_000 * MS + k * MS / 10;
-            seen |= q.on_data(tsval_at(sent), sent + wait(sent)).is_some();
+            seen |= q.on_data(tsval_at(sent), sent + wait(sent));
         }
         seen
     }

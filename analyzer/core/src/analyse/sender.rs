@@ -125,8 +125,6 @@ const A2D_RECENT: usize = 32;
 /// Right edges of the peer's window remembered behind a host queue: 64 ACKs, 128
 /// segments (15 ms at 100 Mbit/s), past such a queue's usual wait.
 const RIGHT_EDGES: usize = 64;
-/// The running mean of a host queue's wait moves an eighth of the way to each segment's.
-const HOST_WAIT_GAIN: i64 = 8;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 pub(super) const AT_SENDER_NS: i64 = 1_000_000;
 
@@ -240,11 +238,9 @@ pub struct Sender {
     /// once a round trip at most).
     lag_ns: i64,
     lag_for_good: bool,
-    /// Whether segments wait between TCP and the capture point on the sender's own host
-    /// (`host_queue.rs`), and once they do, how long lately (a running mean: each
-    /// segment's own wait is known to a tick only).
+    /// Whether segments wait between TCP and the capture point on the sender's own host,
+    /// and once they do, how long lately (`host_queue.rs`).
     host_queue: HostQueue,
-    host_wait_ns: Option<i64>,
     sent_tsvals: Ring<(u32, i64)>,
     /// The peer has SACKed something: RACK and RFC 6675 loss marking apply.
     sack_seen: bool,
@@ -279,12 +275,11 @@ pub struct Sender {
     app_limited_until: Option<u64>,
     /// The last new data was a write's short tail.
     ran_dry: bool,
-    /// Behind a host queue, the right edges (ACK + window) the peer advertised last, a
-    /// ring (allocated with the first): a short segment ending on one filled the window,
-    /// it did not end a write, though seen many ACKs later, when the flight rebuilt for it
-    /// (a wait known to a tick) may no longer reach the edge.
-    right_edges: Option<Box<[u32; RIGHT_EDGES]>>,
-    right_edge_next: usize,
+    /// Behind a host queue, the right edges (ACK + window) the peer advertised last: a
+    /// short segment ending on one filled the window, it did not end a write, though seen
+    /// many ACKs later, when the flight rebuilt for it (a wait known to a tick) may no
+    /// longer reach the edge.
+    right_edges: Ring<SeqNumber>,
     /// The newest-sent segment this ACK delivered: when sent, and whether app-limited.
     newest_delivered: Option<(i64, bool)>,
     acks_applied: bool,
@@ -308,7 +303,7 @@ const MAX_UNSEEN_FLIGHT: i32 = 64 << 20;
 
 /// A segment that ends a write: data short of a whole number of segments, no FIN — with
 /// data queued behind it the sender would have filled it.
-pub(super) fn ends_write(payload_len: u32, mss: u32, fin: bool) -> bool {
+fn ends_write(payload_len: u32, mss: u32, fin: bool) -> bool {
     // (A full segment, the usual case, skips the division.)
     payload_len > 0 && payload_len != mss && payload_len % mss.max(1) != 0 && !fin
 }
@@ -679,7 +674,7 @@ impl Sender {
                 app_limited: self.app_limited_until.is_some(),
             });
             self.max = end;
-            self.ran_dry = ends_write(seg.payload_len, self.mss, fin) && !self.fills_a_window(end);
+            self.ran_dry = self.ends_a_write(seg.payload_len, end, fin);
             self.note_order(seg);
             self.data_segments += 1;
             self.data_bytes += seg.payload_len as u64;
@@ -776,11 +771,8 @@ impl Sender {
             self.refresh_lag();
         }
         // Read while the capture point looks to be at the sender, and once shown, for good.
-        if self.lag_for_good || self.host_wait_ns.is_some() {
-            if let Some(wait) = self.host_queue.on_data(val, ts) {
-                self.host_wait_ns = Some(self.host_wait_ns.map_or(wait, |m| m + (wait - m) / HOST_WAIT_GAIN));
-                self.refresh_lag();
-            }
+        if (self.lag_for_good || self.host_queue.wait_ns().is_some()) && self.host_queue.on_data(val, ts) {
+            self.refresh_lag();
         }
     }
 
@@ -852,7 +844,7 @@ impl Sender {
     /// tick more (an echo pairs data with any ACK of the tick it echoes).
     pub fn base_a2d_floor_ns(&self) -> i64 {
         let lag = self.a2d_ns();
-        if self.host_wait_ns.is_some() {
+        if self.host_queue.wait_ns().is_some() {
             // The host's queue holds what the sender sent in answer for the whole wait, out
             // of the capture's sight: nothing coming sooner shows no data to send.
             return lag;
@@ -888,7 +880,7 @@ impl Sender {
 
     fn refresh_lag(&mut self) {
         self.lag_ns = self.compute_a2d_ns();
-        self.lag_for_good = self.host_wait_ns.is_none() && (self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once());
+        self.lag_for_good = self.host_queue.wait_ns().is_none() && (self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once());
     }
 
     fn compute_a2d_ns(&self) -> i64 {
@@ -897,7 +889,7 @@ impl Sender {
         // sending any more; the sender acted on what the point saw that wait ago. (The
         // ACK → data echoes would give the least wait, not the usual one: a shaper's
         // bucket lets a segment through at once now and then.)
-        if let Some(wait) = self.host_wait_ns {
+        if let Some(wait) = self.host_queue.wait_ns() {
             return wait;
         }
         // A handshake that shows the capture point at the sender settles it: the handshake's
@@ -932,10 +924,11 @@ impl Sender {
         vantage::from_echo_floors(&self.a2d, &self.d2a)
     }
 
-    /// Behind a host queue, a short segment ending at `end` filled the peer's window to a
-    /// right edge advertised lately: the window split it, it did not end a write.
-    pub(super) fn fills_a_window(&self, end: SeqNumber) -> bool {
-        self.right_edges.as_ref().is_some_and(|r| r.contains(&end.0))
+    /// A segment of `payload_len` bytes ending at `end` was a write's short tail: not a
+    /// whole number of segments, no FIN ([`ends_write`]), and not cut by the window —
+    /// behind a host queue, ending on a right edge the peer advertised lately.
+    pub(super) fn ends_a_write(&self, payload_len: u32, end: SeqNumber, fin: bool) -> bool {
+        ends_write(payload_len, self.mss, fin) && !(0..self.right_edges.len()).any(|i| self.right_edges.get(i) == Some(&end))
     }
 
     /// The capture point is at (or within a millisecond of) this sender.
@@ -1188,12 +1181,13 @@ impl Sender {
         if seg.flags & flags::ACK == 0 {
             return;
         }
-        if let (Some(w), Some(_)) = (self.rwnd, self.host_wait_ns) {
-            let edge = (SeqNumber(seg.ack) + w.min(u32::MAX as u64) as u32).0;
-            let ring = self.right_edges.get_or_insert_with(|| Box::new([seg.ack; RIGHT_EDGES]));
-            if ring[(self.right_edge_next + RIGHT_EDGES - 1) % RIGHT_EDGES] != edge {
-                ring[self.right_edge_next] = edge;
-                self.right_edge_next = (self.right_edge_next + 1) % RIGHT_EDGES;
+        if let (Some(w), Some(_)) = (self.rwnd, self.host_queue.wait_ns()) {
+            let edge = SeqNumber(seg.ack) + w.min(u32::MAX as u64) as u32;
+            if self.right_edges.newest() != Some(edge) {
+                if self.right_edges.len() == RIGHT_EDGES {
+                    self.right_edges.pop_front();
+                }
+                self.right_edges.push_back(edge);
             }
         }
         self.newest_delivered = None;
