@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from samples.generate import veth
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 CORPUS = Path(os.environ.get("TCPDIAG_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -64,25 +66,12 @@ def corpus() -> Path:
 
 @contextlib.contextmanager
 def veth_pair(prefix: str, addrs: tuple[str, str]):
-    """Two network namespaces made here, `{prefix}-s…` and `{prefix}-r…`, joined by a veth
-    pair with `addrs` (/24) and every link up; yields (namespaces, devices) and deletes the
-    namespaces after. Needs root and iproute2."""
+    """Two network namespaces made here, `{prefix}-s…` and `{prefix}-r…` (this process's
+    own: tests running side by side do not meet), joined by a veth pair with `addrs` (/24)
+    and every link up; yields (namespaces, devices) and deletes the namespaces after
+    (samples.generate.veth.veth_pair). Needs root and iproute2."""
     tag = f"{os.getpid() % 100000}"
     ns = (f"{prefix}-s{tag}", f"{prefix}-r{tag}")
     dev = (f"{prefix[-4:]}s{tag}", f"{prefix[-4:]}r{tag}")
-
-    def sh(*args: str) -> None:
-        subprocess.run(args, check=True, capture_output=True)
-
-    try:
-        for n in ns:
-            sh("ip", "netns", "add", n)
-            sh("ip", "-n", n, "link", "set", "lo", "up")
-        sh("ip", "link", "add", dev[0], "netns", ns[0], "type", "veth", "peer", "name", dev[1], "netns", ns[1])
-        for n, d, addr in zip(ns, dev, addrs):
-            sh("ip", "-n", n, "addr", "add", addr + "/24", "dev", d)
-            sh("ip", "-n", n, "link", "set", d, "up")
-        yield ns, dev
-    finally:
-        for n in ns:
-            subprocess.run(["ip", "netns", "del", n], capture_output=True)
+    with veth.veth_pair(ns, dev, addrs) as pair:
+        yield pair

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, tcpdiag_exe, veth_pair
+from samples.generate.veth import ns_cmd
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("tcpdump"),
                                 reason="needs root, iproute2 and tcpdump")
@@ -27,20 +28,16 @@ RATE_MBIT = 50
 ADDR = ("10.99.8.1", "10.99.8.2")
 
 
-def in_ns(ns: str, *args: str) -> list[str]:
-    return ["ip", "netns", "exec", ns, *args]
-
-
 @pytest.fixture
 def shaped_pair():
     with veth_pair("tdhq", ADDR) as (ns, dev):
-        subprocess.run(in_ns(ns[0], "tc", "qdisc", "add", "dev", dev[0], "root", "tbf", "rate", f"{RATE_MBIT}mbit",
+        subprocess.run(ns_cmd(ns[0], "tc", "qdisc", "add", "dev", dev[0], "root", "tbf", "rate", f"{RATE_MBIT}mbit",
                              "burst", "32k", "limit", "400k"), check=True, capture_output=True)
         yield ns, dev
 
 
 def endpoint(ns: str, role: str, out: Path, *extra: str) -> list[str]:
-    return in_ns(ns, sys.executable, "-m", "samples.generate.endpoint", role, "--addr", ADDR[1],
+    return ns_cmd(ns, sys.executable, "-m", "samples.generate.endpoint", role, "--addr", ADDR[1],
                  "--out", str(out), "--duration", "3", *extra)
 
 
@@ -50,7 +47,7 @@ def run_behind_shaper(pair, tmp_path, sender_args: list[str], receiver_args: lis
     (ns_s, ns_r), (dev_s, _) = pair
     pcap, tx = tmp_path / "sender.pcap", tmp_path / "tx.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cap = subprocess.Popen(in_ns(ns_s, "tcpdump", "-i", dev_s, "-s", "128", "-U", "-w", str(pcap),
+    cap = subprocess.Popen(ns_cmd(ns_s, "tcpdump", "-i", dev_s, "-s", "128", "-U", "-w", str(pcap),
                                  "--time-stamp-precision", "nano", "tcp"), stderr=subprocess.PIPE)
     rx = subprocess.Popen(endpoint(ns_r, "receiver", tmp_path / "rx.json", *receiver_args), cwd=ROOT, env=env,
                           stdout=subprocess.PIPE, text=True)

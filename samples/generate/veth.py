@@ -14,6 +14,7 @@ Needs root, iproute2 (`ip`, `tc`) and tcpdump; without them: `skipped: why`, exi
 """
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -21,6 +22,10 @@ import shutil
 import subprocess
 import sys
 import time
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from samples.generate.netns import sh
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NS = ("tdveth-snd", "tdveth-rcv")
@@ -105,60 +110,65 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
     return {"family": family, "clear": clear, "shares": shares, "carried": carried, "retrans": i["total_retrans"][-1]}
 
 
-def sh(*args: str, check: bool = True) -> str:
-    return subprocess.run(args, check=check, capture_output=True, text=True).stdout
-
-
-def in_ns(ns: str, *args: str) -> list[str]:
+def ns_cmd(ns: str, *args: str) -> list[str]:
+    """`args` as a command run inside namespace `ns`."""
     return ["ip", "netns", "exec", ns, *args]
 
 
+@contextlib.contextmanager
+def veth_pair(ns: tuple[str, str], dev: tuple[str, str], addrs: tuple[str, str]):
+    """Namespaces `ns` made here (any left over from an earlier run deleted first), joined
+    by the veth pair `dev` with `addrs` (/24), every link up; deleted again after."""
+    def delete() -> None:
+        for n in ns:
+            sh("ip", "netns", "del", n, check=False)
+
+    delete()
+    try:
+        for n in ns:
+            sh("ip", "netns", "add", n)
+            sh("ip", "-n", n, "link", "set", "lo", "up")
+        sh("ip", "link", "add", dev[0], "netns", ns[0], "type", "veth", "peer", "name", dev[1], "netns", ns[1])
+        for n, d, a in zip(ns, dev, addrs):
+            sh("ip", "-n", n, "addr", "add", a + "/24", "dev", d)
+            sh("ip", "-n", n, "link", "set", d, "up")
+        yield ns, dev
+    finally:
+        delete()
+
+
 def endpoint(ns: str, role: str, out: str, args: list[str]) -> list[str]:
-    return in_ns(ns, sys.executable, "-m", "samples.generate.endpoint", role, "--addr", ADDR[1], "--out", out,
+    return ns_cmd(ns, sys.executable, "-m", "samples.generate.endpoint", role, "--addr", ADDR[1], "--out", out,
                  "--duration", str(SECONDS), *args)
-
-
-def teardown() -> None:
-    for n in NS:
-        sh("ip", "netns", "del", n, check=False)
 
 
 def run(spec: dict, out: str) -> dict:
     """Makes the pair, runs the transfer, writes `out`/{sender,receiver}.pcap and truth.json."""
     os.makedirs(out, exist_ok=True)
-    teardown()
     env = dict(os.environ, PYTHONPATH=ROOT)
-    caps = []
-    try:
-        for n in NS:
-            sh("ip", "netns", "add", n)
-            sh("ip", "-n", n, "link", "set", "lo", "up")
-        sh("ip", "link", "add", DEV[0], "netns", NS[0], "type", "veth", "peer", "name", DEV[1], "netns", NS[1])
+    with veth_pair(NS, DEV, ADDR):
         offload = "on" if spec["tso"] else "off"
-        for n, d, a in zip(NS, DEV, ADDR):
-            sh("ip", "-n", n, "addr", "add", a + "/24", "dev", d)
-            sh("ip", "-n", n, "link", "set", d, "up")
-            if shutil.which("ethtool"):
-                sh(*in_ns(n, "ethtool", "-K", d, "tso", offload, "gso", offload, "gro", offload), check=False)
-        sh(*in_ns(NS[0], "tc", "qdisc", "add", "dev", DEV[0], "root", "tbf", "rate", f"{spec['rate_mbit']}mbit",
-                  "burst", "32k", "limit", f"{spec['queue_kb']}k"))
-        for n, d, side in zip(NS, DEV, ("sender", "receiver")):
-            caps.append(subprocess.Popen(in_ns(n, "tcpdump", "-i", d, "-s", "128", "-U", "--time-stamp-precision",
-                                               "nano", "-w", os.path.join(out, f"{side}.pcap"), "tcp"),
-                                         stderr=subprocess.DEVNULL))
-        time.sleep(1.0)  # both captures running before the SYN
-        rx = subprocess.Popen(endpoint(NS[1], "receiver", os.path.join(out, "rx.json"), spec["receiver"]),
-                              cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
-        rx.stdout.readline()  # "ready"
-        subprocess.run(endpoint(NS[0], "sender", os.path.join(out, "tx.json"), ["--cc", spec["cc"], *spec["sender"]]),
-                       cwd=ROOT, env=env, check=True, capture_output=True, timeout=120)
-        rx.wait(timeout=120)
-        time.sleep(0.5)
-    finally:
-        for c in caps:
-            c.terminate()
-            c.wait(timeout=10)
-        teardown()
+        if shutil.which("ethtool"):
+            for n, d in zip(NS, DEV):
+                sh(*ns_cmd(n, "ethtool", "-K", d, "tso", offload, "gso", offload, "gro", offload), check=False)
+        sh(*ns_cmd(NS[0], "tc", "qdisc", "add", "dev", DEV[0], "root", "tbf", "rate", f"{spec['rate_mbit']}mbit",
+                   "burst", "32k", "limit", f"{spec['queue_kb']}k"))
+        caps = [subprocess.Popen(ns_cmd(n, "tcpdump", "-i", d, "-s", "128", "-U", "--time-stamp-precision", "nano",
+                                        "-w", os.path.join(out, f"{side}.pcap"), "tcp"), stderr=subprocess.DEVNULL)
+                for n, d, side in zip(NS, DEV, ("sender", "receiver"))]
+        try:
+            time.sleep(1.0)  # both captures running before the SYN
+            rx = subprocess.Popen(endpoint(NS[1], "receiver", os.path.join(out, "rx.json"), spec["receiver"]),
+                                  cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+            rx.stdout.readline()  # "ready"
+            subprocess.run(endpoint(NS[0], "sender", os.path.join(out, "tx.json"), ["--cc", spec["cc"], *spec["sender"]]),
+                           cwd=ROOT, env=env, check=True, capture_output=True, timeout=120)
+            rx.wait(timeout=120)
+            time.sleep(0.5)
+        finally:
+            for c in caps:
+                c.terminate()
+                c.wait(timeout=10)
     with open(os.path.join(out, "tx.json")) as f, open(os.path.join(out, "rx.json")) as g:
         tx, rx = json.load(f), json.load(g)
     truth = {"spec": spec, "label": label(spec, tx, rx), "sender": tx["local"], "congestion_control": tx["congestion_control"]}
@@ -191,7 +201,7 @@ def main(argv=None) -> None:
             continue
         try:
             t = run(draw(s), d)
-        except (subprocess.SubprocessError, OSError, ValueError) as e:  # one run lost, not the range
+        except (subprocess.SubprocessError, OSError, ValueError, RuntimeError) as e:  # one run lost, not the range
             failed += 1
             print(f"{s}: failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
             continue
