@@ -25,6 +25,8 @@ import time
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+# The label's thresholds are the sweep's (one place: label.py).
+from samples.generate.label import APP_WITH_SNDBUF, CLEAR, FULL_LINK, MIXED, OFFER_ROOM, OFFER_SERVED, SHARE
 from samples.generate.netns import sh
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -39,13 +41,6 @@ QUEUE_MS = (0.5, 2, 5, 20, 50)
 STORIES = ("bulk", "bulk", "rcvbuf", "sndbuf", "periodic", "slow_reader")
 BUFFERS = (8192, 16384, 32768, 65536)
 
-# Label thresholds (the sweep's, label.py): a share that decides, one that is clear.
-DECIDES, CLEAR, FULL_LINK = 0.5, 0.65, 0.85
-# A periodic writer is the limit when it offered at most this share of the shaper's rate
-# and at least this share of what it offered was acknowledged.
-PERIODIC_MAX, PERIODIC_ACKED = 0.8, 0.9
-# ... clearly so while the send buffer held it back less than this share of the time.
-PERIODIC_SNDBUF = 0.2
 
 
 def draw(seed: int) -> dict:
@@ -98,15 +93,15 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
         r = rx["tcp_info"]
         backlog = sum(q > 2 * 1448 and q >= w for q, w in zip(r["inq"], r["rcv_wnd"]))
         shares["rwnd"] = max(shares["rwnd"], backlog / max(len(r["inq"]), 1))
-    family = next((k for k in ("rwnd", "sndbuf", "app") if shares[k] >= DECIDES), None)
+    family = next((k for k in ("rwnd", "sndbuf", "app") if shares[k] >= SHARE), None)
     offered = spec.get("offered")
-    if family is None and offered and offered <= PERIODIC_MAX and carried >= PERIODIC_ACKED * offered:
-        family, clear = "app", shares["sndbuf"] < PERIODIC_SNDBUF
+    if family is None and offered and offered <= OFFER_ROOM and carried >= OFFER_SERVED * offered:
+        family, clear = "app", shares["sndbuf"] < APP_WITH_SNDBUF
     elif family:
         clear = shares[family] >= CLEAR
     else:
         family = "bandwidth" if carried >= FULL_LINK else "loss" if i["total_retrans"][-1] else "none"
-        clear = family != "none" and max(shares.values()) <= 1 - CLEAR
+        clear = family != "none" and max(shares.values()) <= MIXED
     return {"family": family, "clear": clear, "shares": shares, "carried": carried, "retrans": i["total_retrans"][-1]}
 
 
