@@ -233,7 +233,7 @@ pub const ANALYSIS: &[Column] = &[
     col("sacked", Kind::U64, "Bytes SACKed above SND.UNA"),
     col("cwnd", Kind::U64, "Congestion-window estimate or lower bound, bytes"),
     col("cwnd_conf", Kind::Code, "estimate (ACK-clocked sends stopping short of rwnd: flight = cwnd), bound (only a lower bound) or none"),
-    col("limit", Kind::Code, "What limits data_dir's sender now: rwnd, zero_window, recovery, cwnd, sndbuf, app, idle, unknown"),
+    col("limit", Kind::Code, "What limits data_dir's sender as of this packet: rwnd, zero_window, recovery, cwnd, sndbuf, app, idle, unknown. The flow's share_* count the same time with what later packets showed (a flat flight proven a send buffer's from the stretch's start; on a full link, its time the path's), so a tally of this column can differ from them"),
     col("retrans", Kind::Code, "Retransmission kind: fast, rto, tlp, other (empty: not one)"),
     col("retrans_of", Kind::U64, "Frame that first carried the retransmitted bytes (0: not captured or not one)"),
     col("dsack", Kind::Bool, "This ACK carries a D-SACK (RFC 2883; same rule as tcp.options.sack.dsack)"),
