@@ -200,6 +200,14 @@ impl FlowState {
             if self.limits[d].write_ended() {
                 self.limits[d].reassign_since_data(LimitState::App);
             }
+            // Data outstanding a while before the capture point saw it (on the bottleneck
+            // before it, in a short queue on the sender's host) ends the idle gap before it
+            // that much sooner (not after a write's tail: that gap is the application's).
+            if self.limits[d].idle_since_data() && !self.limits[d].write_ended() {
+                if let Some(ns) = self.senders[d].outstanding_unseen_ns(seg.payload_len, ts) {
+                    self.limits[d].outstanding_unseen(ns);
+                }
+            }
             let ends = self.senders[d].ends_a_write(seg.payload_len, SeqNumber(seg.seq) + seg.payload_len, seg.flags & flags::FIN != 0);
             self.limits[d].data_seen(ends, self.senders[d].last_ack_acted_on_ns(ts), ts);
             self.limits[r].peer_spoke(ts);

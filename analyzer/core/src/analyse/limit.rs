@@ -149,6 +149,9 @@ pub struct LimitTracker {
     /// yet run out: busy time in Linux's chronos, which test the clock first.
     pub pacing: PacingClock,
     pub rwnd_paced_ns: i64,
+    /// Idle time taken back as data outstanding before the capture point saw it
+    /// (`outstanding_unseen`): busy for the sender, in no limit state seen here.
+    pub unseen_ns: i64,
 }
 
 /// The transfer's pauses after a write's tail that the sender ended on its own — how
@@ -530,6 +533,21 @@ impl LimitTracker {
         self.state = state;
         self.integrates_window = state == LimitState::Rwnd || self.rwnd_held;
         state
+    }
+
+    /// Whether idle time was charged since this direction's last new data.
+    pub fn idle_since_data(&self) -> bool {
+        self.since_data[LimitState::Idle as usize] > 0
+    }
+
+    /// New data reached the capture point `unseen_ns` after the sender had it outstanding:
+    /// the idle time last charged in that while was not idle (Linux's busy chrono runs
+    /// while a packet is out), nor any limit this point saw: unknown.
+    pub fn outstanding_unseen(&mut self, unseen_ns: i64) {
+        let (idle, unknown) = (LimitState::Idle, LimitState::Unknown);
+        let moved = move_time(&mut self.since_data, idle, unknown, unseen_ns);
+        self.unseen_ns += move_time(&mut self.state_ns, idle, unknown, moved);
+        self.idle_seen_ns = self.idle_seen_ns.min(self.state_ns[idle as usize]);
     }
 
     /// Idle time charged in the gap before `ts` extends the pause under way; a gap without

@@ -127,6 +127,8 @@ const A2D_RECENT: usize = 32;
 const RIGHT_EDGES: usize = 64;
 /// Below this ACK→data delay the capture point is at the sender: use the state as is.
 pub(super) const AT_SENDER_NS: i64 = 1_000_000;
+/// The least time between two workings-out of the capacity for `link_bps`.
+const LINK_BPS_REFRESH_NS: i64 = 100_000_000;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Snapshot {
@@ -241,6 +243,8 @@ pub struct Sender {
     /// Whether segments wait between TCP and the capture point on the sender's own host,
     /// and once they do, how long lately (`host_queue.rs`).
     host_queue: HostQueue,
+    /// When the capacity was last worked out for [`Self::link_bps`], and what it was.
+    link_bps_at: (i64, Option<f64>),
     sent_tsvals: Ring<(u32, i64)>,
     /// The peer has SACKed something: RACK and RFC 6675 loss marking apply.
     sack_seen: bool,
@@ -868,6 +872,33 @@ impl Sender {
         let Some(bps) = self.delivery.capacity_bps(super::verdict::CAPACITY_PERCENTILE, false) else { return lag };
         let segment_ns = (self.mss.max(1) as f64 * 8e9 / bps.max(1.0)) as i64;
         lag.min(floor + segment_ns)
+    }
+
+    /// How long a new segment of `len` bytes had been outstanding before the capture point
+    /// saw it, where it can be told: its time on the bottleneck, when the point sees it
+    /// past that link (away from the sender, or where the least round trip seen is
+    /// shorter than a full segment's time on the bottleneck, which a tap before it would
+    /// see in every round trip); its wait in a short queue on the sender's host
+    /// (`HostQueue::short_wait_ns`). (Reads the capacity: call only for a gap that needs it.)
+    pub fn outstanding_unseen_ns(&mut self, len: u32, ts: i64) -> Option<i64> {
+        let on_link = self.link_bps(ts).and_then(|bps| {
+            let ns = |bytes: u32| (bytes as f64 * 8e9 / bps.max(1.0)) as i64;
+            let past = !self.at_sender() || self.rtt.min_ns.is_some_and(|m| m < ns(self.mss));
+            past.then(|| ns(len))
+        });
+        on_link.into_iter().chain(self.host_queue.short_wait_ns()).max()
+    }
+
+    /// The bottleneck's capacity as [`Self::outstanding_unseen_ns`] reads it: worked out
+    /// again at most once a round trip, 100 ms at least; it moves slowly, and the working
+    /// out walks its histograms.
+    fn link_bps(&mut self, ts: i64) -> Option<f64> {
+        let (at, bps) = self.link_bps_at;
+        if at == 0 || ts - at >= self.rtt.srtt_ns.unwrap_or(0).max(LINK_BPS_REFRESH_NS) {
+            self.link_bps_at = (ts, self.delivery.capacity_bps(super::verdict::CAPACITY_PERCENTILE, false));
+            return self.link_bps_at.1;
+        }
+        bps
     }
 
     /// The part of a round trip the capture point does not see (ACK → data, away from the

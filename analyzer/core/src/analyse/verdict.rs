@@ -35,6 +35,10 @@ pub struct FlowVerdict {
     /// window allows.
     pub state_ns: [i64; LimitState::ALL.len()],
     pub rwnd_paced_ns: i64,
+    /// Time the sender had data outstanding that the capture point did not yet see (on
+    /// the bottleneck before it, in a short queue on the sender's host): neither idle nor
+    /// any state's here, outside the busy time the shares divide.
+    pub unseen_ns: i64,
     pub min_rtt_ns: Option<i64>,
     pub srtt_ns: Option<i64>,
     pub mean_rtt_ns: Option<i64>,
@@ -110,6 +114,9 @@ impl FlowVerdict {
         let idle = self.state_ns[LimitState::Idle as usize];
         if idle as f64 >= SHOWN_SHARE * (self.busy_ns + idle) as f64 {
             line += &format!("; idle (nothing outstanding) {}", units::seconds(idle as f64 / 1e9));
+        }
+        if self.unseen_ns as f64 >= SHOWN_SHARE * (self.busy_ns + idle + self.unseen_ns) as f64 {
+            line += &format!("; data outstanding before this capture point saw it {}", units::seconds(self.unseen_ns as f64 / 1e9));
         }
         line
     }
@@ -296,6 +303,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         busy_ns: lim.busy_ns(),
         state_ns: chrono_ns,
         rwnd_paced_ns: state_ns[LimitState::Rwnd as usize] - chrono_ns[LimitState::Rwnd as usize],
+        unseen_ns: lim.unseen_ns,
         min_rtt_ns: path.map(|p| ns(p.min_rtt_ms)),
         srtt_ns: chosen.and_then(|(_, e)| e?.srtt_ns),
         mean_rtt_ns: path.map(|p| ns(p.rtt_ms)),

@@ -717,3 +717,42 @@ fn behind_a_queue_on_the_senders_host_a_segment_cut_at_the_windows_edge_ends_no_
     t.seg(ack_at + 10_000, A).data(first, 700).ts(10_000 + 695, 20_000).send();
     assert!(t.fs.limits[A].write_ended());
 }
+
+/// Captured on A's own host after a token-bucket shaper at 100 Mbit/s with a short queue:
+/// bursts of four segments back to back every 463 µs, the j-th burst stamped `wait_us(j)`
+/// before the tap saw it; B beside the tap acknowledges each 10 µs after it, so between
+/// bursts nothing is outstanding here. Returns A's idle and unseen time, ms.
+fn bursts_from_a_short_host_queue(wait_us: impl Fn(u32) -> i64) -> (f64, f64) {
+    let mut t = Trace::new();
+    t.handshake(5, 5, Some(7));
+    let ms = |us: i64| 10_000 + (us / 1_000) as u32;
+    for j in 0..1_000u32 {
+        for k in 0..4u32 {
+            let n = j * 4 + k;
+            let seen = 1_000 + j as i64 * 463 + k as i64;
+            let sent = seen - wait_us(j);
+            t.seg(seen, A).data(1 + n * MSS, MSS).ts(ms(sent), 1).send();
+            t.seg(seen + 10, B).rel_ack(1 + (n + 1) * MSS).ts(500 + ms(seen + 10), ms(sent)).send();
+        }
+    }
+    let l = &t.fs.limits[A];
+    (l.state_ns[LimitState::Idle as usize] as f64 / 1e6, l.unseen_ns as f64 / 1e6)
+}
+
+#[test]
+fn behind_a_short_queue_on_the_senders_host_the_gaps_between_bursts_are_not_idle() {
+    // Waits of 0–0.7 ms, under the 2 ms a single segment must show: a quarter of the
+    // segments trail the stamps' floor by 1.2 ms, which none seen as TCP sent it does.
+    // Each gap (~450 µs) is then taken back up to the mean wait (~0.35 ms).
+    let (idle_ms, unseen_ms) = bursts_from_a_short_host_queue(|j| (j % 8) as i64 * 100);
+    let (idle_as_sent_ms, _) = bursts_from_a_short_host_queue(|_| 0);
+    assert!(idle_ms < 0.4 * idle_as_sent_ms, "idle {idle_ms} ms of {idle_as_sent_ms}, unseen {unseen_ms} ms");
+    assert!(unseen_ms > 200.0, "idle {idle_ms} ms, unseen {unseen_ms} ms");
+}
+
+#[test]
+fn bursts_seen_as_tcp_sent_them_leave_their_gaps_idle() {
+    // The same bursts stamped as seen: an application writing four segments at a time.
+    let (idle_ms, unseen_ms) = bursts_from_a_short_host_queue(|_| 0);
+    assert!(idle_ms > 400.0 && unseen_ms == 0.0, "idle {idle_ms} ms, unseen {unseen_ms} ms");
+}
