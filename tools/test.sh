@@ -3,7 +3,7 @@
 # Wireshark chroots) and runs the whole suite: Rust unit/integration tests, the fuzz smoke
 # run, then pytest.
 source "$(dirname "$0")/env.sh"
-apt_install tshark tcpdump tcptrace lua5.2 lua5.3 lua5.4 libpcap-dev iproute2 time chromium fonts-liberation \
+apt_install tshark tcpdump tcptrace lua5.2 lua5.3 lua5.4 libpcap-dev iproute2 ethtool time chromium fonts-liberation \
     zstd xz-utils bzip2
 install_tcpdiag "[test]"
 cd "$ROOT"

@@ -3,6 +3,7 @@
 
 use super::congestion::CcWitness;
 use super::cwnd::CwndEstimator;
+use super::ip_ids::IpIds;
 use super::limit::{inferred_window_unproven, LimitTracker, FLAT_RTTS};
 use super::notes::{CwndConfidence, LimitState, PacketNotes};
 use super::sender::Sender;
@@ -45,6 +46,8 @@ pub struct FlowState {
     /// Evidence of each direction's congestion control.
     pub cc: [CcWitness; 2],
     pub limits: [LimitTracker; 2],
+    /// Each direction's IPv4 IDs: packets sent that never reached the capture point.
+    ip_ids: [IpIds; 2],
     pub handshake: HandshakeTimes,
     /// ACK→data and data→ACK delays, for the vantage point without a handshake.
     pub delays: super::vantage::DelayStats,
@@ -111,6 +114,9 @@ impl FlowState {
             }
         }
         self.delays.on_segment(seg, d, ts);
+        if seg.ip_version == 4 {
+            self.ip_ids[d].on_packet(seg.ip_id, seg.ttl, seg.payload_len, self.senders[d].mss);
+        }
         if syn && self.syn_wscale[d].is_none() {
             self.syn_wscale[d] = Some(seg.options.wscale);
             if let Some(mss) = seg.options.mss {
@@ -199,6 +205,12 @@ impl FlowState {
             // to send, wherever the capture point is (time shares only; notes stay causal).
             if self.limits[d].write_ended() {
                 self.limits[d].reassign_since_data(LimitState::App);
+            }
+            // Packets sent before this one that never reached the capture point (dropped
+            // on the way, as by a full qdisc on the sender's host): a pause this data ends
+            // may be the sender's wait on its timer.
+            if self.ip_ids[d].unseen_before_last(self.senders[d].mss) > 0 && self.limits[d].idle_since_data() {
+                self.limits[d].sent_unseen();
             }
             // Data outstanding a while before the capture point saw it (on the bottleneck
             // before it, in a short queue on the sender's host) ends the idle gap before it

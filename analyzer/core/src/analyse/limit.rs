@@ -134,6 +134,8 @@ pub struct LimitTracker {
     pause_ns: i64,
     pause_from: i64,
     pause_after_tail: bool,
+    /// The data that ended the pause under way followed packets sent and never seen here.
+    pause_sent_unseen: bool,
     pub pauses: Pauses,
     /// When the peer last sent new data (a request this sender may answer).
     peer_data_ns: i64,
@@ -575,6 +577,12 @@ impl LimitTracker {
         self.pause_after_tail = if self.data_ns == ts { self.tail_before } else { self.tail_last };
     }
 
+    /// New data after idle followed packets its sender sent that never reached the capture
+    /// point (`ip_ids.rs`): the pause it ends may be the sender's wait on its timer.
+    pub fn sent_unseen(&mut self) {
+        self.pause_sent_unseen = true;
+    }
+
     /// The peer sent new data at `ts`.
     pub fn peer_spoke(&mut self, ts: i64) {
         self.peer_data_ns = ts;
@@ -584,12 +592,14 @@ impl LimitTracker {
     fn end_pause(&mut self) {
         let (from, to) = (self.pause_from, self.pause_from + self.pause_ns);
         self.pause_ns = 0;
+        let sent_unseen = std::mem::take(&mut self.pause_sent_unseen);
         // Away from the sender, a pause after a full segment that lasted Linux's least
         // retransmission timeout, with no request from the peer to end it, is a lost
         // tail's timeout: the tail never reached the capture point, so nothing looked
         // outstanding here while the sender waited on its timer (in recovery, busy in its
         // own chrono).
-        let away = self.lag_ns >= AT_SENDER_NS;
+        // So too where the data ending it followed packets sent and never seen here.
+        let away = self.lag_ns >= AT_SENDER_NS || sent_unseen;
         if away && !self.pause_after_tail && self.peer_data_ns < from && to - from >= MIN_RTO {
             let moved = move_time(&mut self.state_ns, LimitState::Idle, LimitState::Recovery, to - from);
             self.idle_seen_ns -= moved;

@@ -8,6 +8,7 @@ pub mod congestion;
 pub mod finding;
 pub mod host_queue;
 pub mod hystart;
+pub mod ip_ids;
 pub mod cwnd;
 pub mod delivery;
 pub mod dsack;

@@ -756,3 +756,31 @@ fn bursts_seen_as_tcp_sent_them_leave_their_gaps_idle() {
     let (idle_ms, unseen_ms) = bursts_from_a_short_host_queue(|_| 0);
     assert!(idle_ms > 400.0 && unseen_ms == 0.0, "idle {idle_ms} ms, unseen {unseen_ms} ms");
 }
+
+/// On A's host (the handshake leaves at once), B 1 ms away: 40 segments each acknowledged
+/// in turn, then 210 ms with all acknowledged and nothing asked, then one more full segment
+/// after `unseen` packets from A the tap never saw. Returns A's idle time, ms.
+fn pause_at_the_senders_host(unseen: u16) -> f64 {
+    let mut t = Trace::new();
+    t.handshake(1_000, 5, Some(7));
+    for k in 0..40u32 {
+        t.seg(2_000 + k as i64 * 1_000, A).data(1 + k * MSS, MSS).send();
+        t.seg(3_000 + k as i64 * 1_000, B).rel_ack(1 + (k + 1) * MSS).send();
+    }
+    t.seg(253_000, A).data(1 + 40 * MSS, MSS).after_unseen(unseen).send();
+    t.seg(254_000, B).rel_ack(1 + 41 * MSS).send();
+    t.seg(255_000, A).data(1 + 41 * MSS, MSS).send();
+    t.fs.limits[A].state_ns[LimitState::Idle as usize] as f64 / 1e6
+}
+
+#[test]
+fn at_the_senders_host_a_pause_after_packets_that_never_reached_the_tap_is_its_timer() {
+    // Its IPv4 IDs skip five packets: sent, dropped before the tap (a full qdisc), and A
+    // waited on its retransmission timer (Linux's least: 200 ms) to send again.
+    assert!(pause_at_the_senders_host(5) < 10.0, "idle {} ms", pause_at_the_senders_host(5));
+}
+
+#[test]
+fn at_the_senders_host_a_pause_with_every_packet_seen_stays_idle() {
+    assert!(pause_at_the_senders_host(0) > 200.0, "idle {} ms", pause_at_the_senders_host(0));
+}

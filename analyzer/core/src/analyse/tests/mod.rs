@@ -157,6 +157,12 @@ impl Seg<'_> {
         self.seg.options.timestamps = Some((val, ecr));
         self
     }
+    /// `n` packets from this side before this one never reached the capture point (their
+    /// IPv4 IDs are skipped).
+    pub fn after_unseen(self, n: u16) -> Self {
+        self.trace.ip_id[self.from] = self.trace.ip_id[self.from].wrapping_add(n);
+        self
+    }
     /// The IPv4 ID of the previous segment from this side again (the same packet seen twice).
     pub fn same_ip_id(mut self) -> Self {
         self.new_ip_id = false;
