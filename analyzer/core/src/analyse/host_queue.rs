@@ -13,6 +13,8 @@
 //! least; after a queue it grows by the time waited there. A sender whose clock does not
 //! run at 1 kHz gives no witness.
 
+use super::limit::TS_TICK_NS;
+
 /// The sender's clock runs at 1 kHz when its count, over at least [`RATE_SPAN_NS`], comes
 /// to between these shares of the milliseconds elapsed. A wait only slows the count as
 /// seen (a segment stamped before it is seen later), by the wait's share of the time
@@ -27,7 +29,6 @@ const RATE_GIVE_UP_NS: i64 = 1_000_000_000;
 /// under a tick, 1 ms, plus the capture's own delay): two ticks. On the sweep's sender
 /// captures no segment trailed by more than 1.06 ms but one (2.2 ms), of 24 runs checked.
 pub const WAIT_NS: i64 = 2_000_000;
-const TICK_NS: i64 = 1_000_000;
 /// Segments that must have waited that long: one late wake-up is not a queue.
 const WAITED_SEGMENTS: u32 = 16;
 /// The running mean of the wait moves an eighth of the way to each segment's (each
@@ -108,7 +109,7 @@ impl HostQueue {
         }
         let ticks = tsval.wrapping_sub(v0) as i32 as i64;
         let elapsed = ts - t0;
-        let offset = elapsed - ticks * TICK_NS;
+        let offset = elapsed - ticks * TS_TICK_NS;
         self.floor_ns = self.floor_ns.min(offset);
         if self.clock_ok.is_none() && elapsed >= RATE_SPAN_NS {
             let rate = ticks as f64 * 1e6 / elapsed as f64;
@@ -125,9 +126,9 @@ impl HostQueue {
         if self.clock_ok == Some(true) {
             self.counted = self.counted.saturating_add(1);
             self.late = self.late.saturating_add((excess >= LATE_NS) as u32);
-            self.short_wait_ns += (excess - TICK_NS / 2 - self.short_wait_ns) / SHORT_WAIT_GAIN;
+            self.short_wait_ns += (excess - TS_TICK_NS / 2 - self.short_wait_ns) / SHORT_WAIT_GAIN;
         }
-        (self.clock_ok == Some(true) && self.waited >= WAITED_SEGMENTS).then_some((excess - TICK_NS / 2).max(0))
+        (self.clock_ok == Some(true) && self.waited >= WAITED_SEGMENTS).then_some((excess - TS_TICK_NS / 2).max(0))
     }
 }
 

@@ -130,6 +130,11 @@ pub(super) const AT_SENDER_NS: i64 = 1_000_000;
 /// The least time between two workings-out of the capacity for `link_bps`.
 const LINK_BPS_REFRESH_NS: i64 = 100_000_000;
 
+/// How long `bytes` take on a link of `bps`.
+fn on_link_ns(bytes: u32, bps: f64) -> i64 {
+    (bytes as f64 * 8e9 / bps.max(1.0)) as i64
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 struct Snapshot {
     ts: i64,
@@ -870,7 +875,7 @@ impl Sender {
             return lag;
         }
         let Some(bps) = self.delivery.capacity_bps(super::verdict::CAPACITY_PERCENTILE, false) else { return lag };
-        let segment_ns = (self.mss.max(1) as f64 * 8e9 / bps.max(1.0)) as i64;
+        let segment_ns = on_link_ns(self.mss.max(1), bps);
         lag.min(floor + segment_ns)
     }
 
@@ -882,9 +887,8 @@ impl Sender {
     /// (`HostQueue::short_wait_ns`). (Reads the capacity: call only for a gap that needs it.)
     pub fn outstanding_unseen_ns(&mut self, len: u32, ts: i64) -> Option<i64> {
         let on_link = self.link_bps(ts).and_then(|bps| {
-            let ns = |bytes: u32| (bytes as f64 * 8e9 / bps.max(1.0)) as i64;
-            let past = !self.at_sender() || self.rtt.min_ns.is_some_and(|m| m < ns(self.mss));
-            past.then(|| ns(len))
+            let past = !self.at_sender() || self.rtt.min_ns.is_some_and(|m| m < on_link_ns(self.mss, bps));
+            past.then(|| on_link_ns(len, bps))
         });
         on_link.into_iter().chain(self.host_queue.short_wait_ns()).max()
     }
