@@ -4,7 +4,8 @@ every committed sweep run and every readable capture of ../shared/corpus.
 - every share is in [0, 1] and the busy-time shares sum to at most 1;
 - no observed rate above its own ceiling beyond measurement noise;
 - a ceiling only from an end-to-end RTT; no BDP of 0 B stated for a flow that moved data;
-- no sentence that contradicts its numbers (a window stated as a share of another);
+- no sentence that contradicts its numbers (a window stated as a share of another; "no
+  limit state dominated" beside a state that held half the busy time);
 - a secondary finding only with its own evidence above its threshold.
 """
 
@@ -54,6 +55,8 @@ def check(a: tcpdiag.Analysis) -> list[str]:
                 bad.append(f"{where}: also loss_limited with no genuine loss ({f['message']})")
             if rank > 0 and f["id"] == "reorder_limited" and not values.get("spurious"):
                 bad.append(f"{where}: also reorder_limited without a spurious retransmission")
+        if row["verdict"] == "not_limited" and "dominated" in row["message"] and max(shares) >= 0.5:
+            bad.append(f"{where}: no limit state said to dominate, yet one held {max(shares):.0%} of the busy time")
         ceiling = row["ceiling_bps"]
         if ceiling is not None and row["goodput_bps"] > NOISE * ceiling:
             bad.append(f"{where}: goodput {row['goodput_bps']:.0f} bit/s above its own ceiling {ceiling:.0f}")

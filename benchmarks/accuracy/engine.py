@@ -40,9 +40,10 @@ ENGINE_LABELS = {
     "loss_limited": ("loss-limited", None),
     "slow_start_overshoot": ("slow-start-overshoot", None),
     "bandwidth_limited": ("bandwidth-limited", None),
+    "cwnd_limited": ("cwnd-limited", None),  # the window held it, no cause shown: cannot tell
     "not_limited": ("not-limited", None),
 }
-ABSTAIN = {"not_limited", "cannot_tell", "undetermined"}
+ABSTAIN = {"not_limited", "cwnd_limited", "cannot_tell", "undetermined"}
 TIMEOUT_S = 300  # per capture; the sweep's largest take seconds when the engine is healthy
 
 

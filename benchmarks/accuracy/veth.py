@@ -23,7 +23,9 @@ ANSWERS = {
     "app": {"app-limited"},
     "bandwidth": {"bandwidth-limited"},
     "loss": {"loss-limited", "slow-start-overshoot"},
-    "none": {"not-limited"},
+    # Nothing the kernel counts limited it and the link was not full: the congestion
+    # window (a window that says it found no cause) or nothing.
+    "none": {"not-limited", "cwnd-limited"},
 }
 VANTAGES = ("sender", "receiver")
 

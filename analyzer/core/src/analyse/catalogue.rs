@@ -28,6 +28,7 @@ pub enum FindingId {
     LossLimited,
     SlowStartOvershoot,
     BandwidthLimited,
+    CwndLimited,
     NotLimited,
     LossBetweenPoints,
     LossBeforeFirstPoint,
@@ -86,7 +87,7 @@ pub struct Entry {
     pub remedy: &'static str,
 }
 
-pub static ENTRIES: [Entry; 45] = [
+pub static ENTRIES: [Entry; 46] = [
     Entry {
         id: "retransmission",
         field: "tcpdiag.analysis.retransmission",
@@ -304,6 +305,15 @@ pub static ENTRIES: [Entry; 45] = [
         remedy: "The path is full: more throughput needs more bandwidth; where the RTT grew well above its minimum, the standing queue adds latency (consider BBR or AQM)",
     },
     Entry {
+        id: "cwnd_limited",
+        field: "tcpdiag.verdict.cwnd_limited",
+        group: "sequence",
+        severity: Severity::Note,
+        scope: Scope::Flow,
+        message: "Congestion window limited {share} of the time, for no cause this capture shows: {bottleneck}, {loss} of segments retransmitted",
+        remedy: "Find what held the congestion window: measure the path's capacity (a flow near it is bandwidth limited) or capture at the sender, whose departures show its congestion control's pace",
+    },
+    Entry {
         id: "not_limited",
         field: "tcpdiag.verdict.not_limited",
         group: "comment",
@@ -495,7 +505,7 @@ pub static ENTRIES: [Entry; 45] = [
 ];
 
 impl FindingId {
-    pub const ALL: [FindingId; 45] = [
+    pub const ALL: [FindingId; 46] = [
         FindingId::Retransmission,
         FindingId::SpuriousRetransmission,
         FindingId::Dsack,
@@ -520,6 +530,7 @@ impl FindingId {
         FindingId::LossLimited,
         FindingId::SlowStartOvershoot,
         FindingId::BandwidthLimited,
+        FindingId::CwndLimited,
         FindingId::NotLimited,
         FindingId::LossBetweenPoints,
         FindingId::LossBeforeFirstPoint,

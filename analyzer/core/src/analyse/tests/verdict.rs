@@ -110,6 +110,18 @@ fn without_the_loss_the_same_flow_is_not_loss_limited() {
     assert!(v.findings.iter().all(|f| f.id != FindingId::LossLimited), "{:?}", v.findings);
 }
 
+#[test]
+fn a_window_held_for_no_cause_the_capture_shows_says_so_rather_than_not_limited() {
+    // The same Reno flow with no loss: its window held it all along (it grows a segment a
+    // round), the link its packet pairs timed at ~116 Mbit/s was never near full, and
+    // nothing was lost. Not "nothing to fix": the window, for no cause seen.
+    let v = reno_rounds(80, 0..0).verdict();
+    assert_eq!(v.primary().id, FindingId::CwndLimited, "{:?}", v.findings);
+    assert!(v.primary().share >= 0.5);
+    let m = v.primary().message();
+    assert!(m.contains("not seen full") && m.contains("0% of segments retransmitted"), "{m}");
+}
+
 /// A connection captured from its SYN whose 20-segment initial burst overflows a small
 /// queue: segments 10.. 10+`lost` are dropped, the rest SACKed, the drops resent in one
 /// recovery, then 20 clean rounds of 20 segments over the 40 ms path.
