@@ -92,6 +92,8 @@ PHRASES = [
     ("engine.md", "its Mathis figure within {0}× the goodput", [("KEPT_DOWN_MATHIS", times)]),
     ("verdicts.md", "The congestion window held the sender {0} the busy time or more, and none of its causes",
      [("CWND_HELD", half)]),
+    ("verdicts.md", "never under {0}× its best for {1} round trips", [("GROWTH", times), ("FLAT_ROUNDS", word)]),
+    ("findings.md", "it never stayed under {0}× its best for {1} round trips", [("GROWTH", times), ("FLAT_ROUNDS", word)]),
     ("engine.md", "for {0} the busy time or more, bound or not", [("SLOW_READER_HELD", half)]),
     ("verdicts.md", "or less for {0} the busy time or more is a slow reader", [("SLOW_READER_HELD", half)]),
     ("engine.md", "SYN scale {0} or more shifts above", [("SPARE_SHIFTS", word)]),

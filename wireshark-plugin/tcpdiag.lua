@@ -128,6 +128,7 @@ local CATALOGUE = {
     { "loss_limited", "tcpdiag.verdict.loss_limited", "sequence", "warn", "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis estimate {mathis} at {rtt} RTT" },
     { "slow_start_overshoot", "tcpdiag.verdict.slow_start_overshoot", "sequence", "warn", "Slow-start overshoot: {lost} segments sent in slow start were lost (the first resent at frame {frame})" },
     { "bandwidth_limited", "tcpdiag.verdict.bandwidth_limited", "sequence", "note", "Bandwidth limited: {throughput} through the bottleneck once past slow start (spurious resends included), {busy} of its {capacity}; {flight} in flight, RTT {min_rtt} at best, {rtt} on average" },
+    { "slow_start_limited", "tcpdiag.verdict.slow_start_limited", "sequence", "note", "Slow-start limited: {data} moved in {rounds} round trips of {rtt}, the window still growing when the transfer ended" },
     { "cwnd_limited", "tcpdiag.verdict.cwnd_limited", "sequence", "note", "Congestion window limited {share} of the time, for no cause this capture shows: {bottleneck}, {loss} of segments retransmitted" },
     { "not_limited", "tcpdiag.verdict.not_limited", "comment", "chat", "No limit found: {reason} ({data} of new data)" },
 }

@@ -40,6 +40,7 @@ ENGINE_LABELS = {
     "loss_limited": ("loss-limited", None),
     "slow_start_overshoot": ("slow-start-overshoot", None),
     "bandwidth_limited": ("bandwidth-limited", None),
+    "slow_start_limited": ("slow-start-limited", None),  # ended in its first slow start
     "cwnd_limited": ("cwnd-limited", None),  # the window held it, no cause shown: cannot tell
     "not_limited": ("not-limited", None),
 }

@@ -24,8 +24,8 @@ ANSWERS = {
     "bandwidth": {"bandwidth-limited"},
     "loss": {"loss-limited", "slow-start-overshoot"},
     # Nothing the kernel counts limited it and the link was not full: the congestion
-    # window (a window that says it found no cause) or nothing.
-    "none": {"not-limited", "cwnd-limited"},
+    # window (one still in slow start, or one that says it found no cause) or nothing.
+    "none": {"not-limited", "cwnd-limited", "slow-start-limited"},
 }
 VANTAGES = ("sender", "receiver")
 

@@ -28,6 +28,7 @@ pub enum FindingId {
     LossLimited,
     SlowStartOvershoot,
     BandwidthLimited,
+    SlowStartLimited,
     CwndLimited,
     NotLimited,
     LossBetweenPoints,
@@ -87,7 +88,7 @@ pub struct Entry {
     pub remedy: &'static str,
 }
 
-pub static ENTRIES: [Entry; 46] = [
+pub static ENTRIES: [Entry; 47] = [
     Entry {
         id: "retransmission",
         field: "tcpdiag.analysis.retransmission",
@@ -305,6 +306,15 @@ pub static ENTRIES: [Entry; 46] = [
         remedy: "The path is full: more throughput needs more bandwidth; where the RTT grew well above its minimum, the standing queue adds latency (consider BBR or AQM)",
     },
     Entry {
+        id: "slow_start_limited",
+        field: "tcpdiag.verdict.slow_start_limited",
+        group: "sequence",
+        severity: Severity::Note,
+        scope: Scope::Flow,
+        message: "Slow-start limited: {data} moved in {rounds} round trips of {rtt}, the window still growing when the transfer ended",
+        remedy: "A transfer this short is bound by round trips, not bandwidth: reuse connections (keep-alive, HTTP/2), cut round trips (TLS 1.3, TCP Fast Open) or raise the initial window",
+    },
+    Entry {
         id: "cwnd_limited",
         field: "tcpdiag.verdict.cwnd_limited",
         group: "sequence",
@@ -505,7 +515,7 @@ pub static ENTRIES: [Entry; 46] = [
 ];
 
 impl FindingId {
-    pub const ALL: [FindingId; 46] = [
+    pub const ALL: [FindingId; 47] = [
         FindingId::Retransmission,
         FindingId::SpuriousRetransmission,
         FindingId::Dsack,
@@ -530,6 +540,7 @@ impl FindingId {
         FindingId::LossLimited,
         FindingId::SlowStartOvershoot,
         FindingId::BandwidthLimited,
+        FindingId::SlowStartLimited,
         FindingId::CwndLimited,
         FindingId::NotLimited,
         FindingId::LossBetweenPoints,

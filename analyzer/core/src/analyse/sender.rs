@@ -953,6 +953,12 @@ impl Sender {
         self.a2d.min_ns.is_some_and(|m| m < vantage::TURNAROUND_NS)
     }
 
+    /// One of the last four rounds grew its flight by half or more over the one before:
+    /// slow start was still doubling then.
+    pub fn rounds_still_growing(&self) -> bool {
+        ended_slow_start(&self.rounds)
+    }
+
     /// Where the timestamp echoes seen so far place the capture point on this sender's
     /// path ([`vantage::from_echo_floors`]); `None` without enough of them.
     pub fn echo_vantage(&self) -> Option<Vantage> {

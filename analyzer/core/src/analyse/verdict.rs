@@ -657,8 +657,30 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         ));
     }
     // The congestion window held the sender, and nothing above says why: say so, with
-    // what was looked for, rather than "not limited".
+    // what was looked for, rather than "not limited". Unless the transfer ended in its
+    // first slow start (seen from its SYN: no loss and no HyStart ended it, its delivery
+    // rate never stopped growing and its last rounds still grew by half): round trips set
+    // its time.
     let cwnd_share = share(LimitState::Cwnd) + share(LimitState::Recovery);
+    let slow_start_to_the_end = s.syn_seen
+        && s.recoveries.iter().all(|r| r.undone())
+        && s.hystart.exited_ns.is_none()
+        && s.startup.ended.is_none()
+        && s.rounds_still_growing();
+    let slow_start_path = path.filter(|p| p.rtt_ms > 0.0 && slow_start_to_the_end);
+    if let Some(p) = slow_start_path.filter(|_| f.is_empty() && cwnd_share >= CWND_HELD) {
+        let rounds = summary.duration_ns() as f64 / 1e6 / p.rtt_ms;
+        f.push(Finding::new(
+            FindingId::SlowStartLimited,
+            cwnd_share,
+            vec![lim.first_frame[LimitState::Cwnd as usize]],
+            vec![
+                ("data", Value::Bytes(s.data_bytes)),
+                ("rounds", Value::Int(rounds.round() as i64)),
+                ("rtt", Value::Ms(p.rtt_ms)),
+            ],
+        ));
+    }
     if f.is_empty() && cwnd_share >= CWND_HELD {
         f.push(Finding::new(
             FindingId::CwndLimited,

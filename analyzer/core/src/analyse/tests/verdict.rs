@@ -122,6 +122,48 @@ fn a_window_held_for_no_cause_the_capture_shows_says_so_rather_than_not_limited(
     assert!(m.contains("not seen full") && m.contains("0% of segments retransmitted"), "{m}");
 }
 
+/// A connection captured from its SYN that sends `rounds` rounds of slow start over a
+/// 40 ms path and ends: ten segments, then each ACK (one per segment) releasing two.
+fn slow_start_only(rounds: u32) -> FlowVerdict {
+    const RTT: i64 = 40_000;
+    let mut t = Trace::new();
+    t.handshake(RTT, 100, Some(7));
+    let mut next = 0u32;
+    let mut flight: Vec<u32> = Vec::new();
+    for k in 0..10u32 {
+        t.seg(41_000 + k as i64 * 10, A).data(1 + k * MSS, MSS).send();
+        flight.push(k);
+        next += 1;
+    }
+    for r in 1..=rounds as i64 {
+        let start = 41_000 + r * RTT;
+        let sent = std::mem::take(&mut flight);
+        let last = r == rounds as i64;
+        for (i, &k) in sent.iter().enumerate() {
+            let at = start + i as i64 * 30;
+            t.seg(at, B).rel_ack(1 + (k + 1) * MSS).send();
+            if !last {
+                for j in 0..2 {
+                    t.seg(at + 10 + j, A).data(1 + next * MSS, MSS).send();
+                    flight.push(next);
+                    next += 1;
+                }
+            }
+        }
+    }
+    t.verdict()
+}
+
+#[test]
+fn a_transfer_that_ends_in_its_first_slow_start_is_bound_by_round_trips() {
+    // 10, 20, 40 … 640 segments: 1,270 segments (1.8 MB) in eight round trips, no loss,
+    // the link never near full: its round trips, not a cause the window answered, set its time.
+    let v = slow_start_only(8);
+    assert_eq!(v.primary().id, FindingId::SlowStartLimited, "{:?}", v.findings);
+    let m = v.primary().message();
+    assert!(m.contains("the window still growing"), "{m}");
+}
+
 /// A connection captured from its SYN whose 20-segment initial burst overflows a small
 /// queue: segments 10.. 10+`lost` are dropped, the rest SACKed, the drops resent in one
 /// recovery, then 20 clean rounds of 20 segments over the 40 ms path.
