@@ -4,7 +4,6 @@ the worst-first order every report lists flows in.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 
 from tcpdiag import _native, tables
@@ -34,6 +33,8 @@ _ENDPOINTS = re.compile(r"^(\[[^\]]+\]|[^:\[\]\s]+):(\d+)-(\[[^\]]+\]|[^:\[\]\s]
 
 
 def _addr(text: str) -> str:
+    import ipaddress  # here: only --flow IP:PORT-IP:PORT reads addresses
+
     return str(ipaddress.ip_address(text.strip("[]")))
 
 

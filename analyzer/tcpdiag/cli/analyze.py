@@ -7,9 +7,7 @@ Imports neither pandas nor plotly unless an option needs them (--csv, --parquet,
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import warnings
 from contextlib import contextmanager
 from typing import Iterator
@@ -34,6 +32,9 @@ def _readable_twice(capture: str, twice: bool) -> Iterator[str]:
     if not twice or rereadable(capture):
         yield capture
         return
+    import shutil  # here: only a spooled input needs them (3 ms of every start-up)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix="tcpdiag-input-", suffix=".cap")
     try:
         with os.fdopen(fd, "wb") as f:
