@@ -43,6 +43,13 @@ const FLOOR_BPS: f64 = 1e3;
 const PAIR_MIN_SAMPLES: u32 = 16;
 const PAIR_MIN_SHARE: f64 = 0.1;
 const PAIR_FLOOR: f64 = 0.8;
+/// Windows of at least this long time what the flow sustained: a token bucket's bursts
+/// (a `tc` shaper, a policer) leave at the line's rate between refills, so trains and
+/// 16-ACK spans time the line; over a window of `SUSTAIN_NS` a bucket of depth B adds at
+/// most B / `SUSTAIN_NS` to its rate (32 kB: 2.6 Mbit/s).
+const SUSTAIN_NS: i64 = 100_000_000;
+/// Windows needed before what they sustained is read: a second of transfer.
+const SUSTAIN_WINDOWS: u32 = 10;
 /// Data arrivals: about one timed pair in four kept (`draw & mask == 0`). A cluster is a
 /// share of the pairs, so a random subsample finds the same one, at a quarter of the cost.
 const ARRIVAL_KEEP_MASK: u32 = 3;
@@ -62,7 +69,12 @@ struct Meter {
     climbs: Vec<(u16, i64, u64)>,
     /// The last delivery before the first slow start ended in a loss, if it did.
     slow_start_end: Option<(i64, u64)>,
+    /// Where the current window of at least `SUSTAIN_NS` began, and the rates of those
+    /// closed (allocated at the first: shorter flows never need it).
+    sustain_from: (i64, u64),
+    sustained: Option<Box<Histogram>>,
 }
+
 
 /// Packet-pair rates of a stream of events (ACKs, or data arrivals): each event's bytes
 /// over the gap since the one before; gaps too short to time are timed together as a train.
@@ -172,6 +184,19 @@ impl Histogram {
         let n: u32 = self.counts[bins.clone()].iter().sum();
         self.sums[bins].iter().sum::<f64>() / n as f64
     }
+
+    /// The rate `q` of the samples are at or below (the mean of its bin's samples).
+    fn percentile(&self, q: f64) -> Option<f64> {
+        let want = (self.samples as f64 * q).ceil() as u32;
+        let mut seen = 0;
+        for (i, &n) in self.counts.iter().enumerate() {
+            seen += n;
+            if seen >= want {
+                return Some(self.mean(i..=i));
+            }
+        }
+        None
+    }
 }
 
 /// Bytes delivered per round trip: a round closes at the first delivery a round trip after
@@ -223,9 +248,18 @@ impl DeliveryRate {
                 pairs: Pairs::new(ts, delivered, 0),
                 climbs: Vec::new(),
                 slow_start_end: None,
+                sustain_from: (ts, delivered),
+                sustained: None,
             })
         });
         m.pairs.on_event(ts, delivered, app_limited);
+        // Every delivery counts here, an application's pauses too: they only lower the
+        // windows they fall in, and the percentile read is of the busiest.
+        let (t0, d0) = m.sustain_from;
+        if ts - t0 >= SUSTAIN_NS {
+            m.sustained.get_or_insert_with(|| Box::new(Histogram::EMPTY)).add(delivered - d0, ts - t0);
+            m.sustain_from = (ts, delivered);
+        }
         if m.filled && !app_limited {
             let (t0, d0) = m.ring[m.next];
             let span = ts - t0;
@@ -254,15 +288,14 @@ impl DeliveryRate {
     /// were taken.
     pub fn percentile_bps(&self, q: f64) -> Option<f64> {
         let m = self.meter.as_ref().filter(|m| m.spans.samples >= SPAN_EVENTS as u32)?;
-        let want = (m.spans.samples as f64 * q).ceil() as u32;
-        let mut seen = 0;
-        for (i, &n) in m.spans.counts.iter().enumerate() {
-            seen += n;
-            if seen >= want {
-                return Some(m.spans.mean(i..=i));
-            }
-        }
-        None
+        m.spans.percentile(q)
+    }
+
+    /// The rate `q` of the windows of at least `SUSTAIN_NS` stayed at or below, once
+    /// there are `SUSTAIN_WINDOWS` of them.
+    pub fn sustained_bps(&self, q: f64) -> Option<f64> {
+        let h = self.meter.as_ref()?.sustained.as_ref().filter(|h| h.samples >= SUSTAIN_WINDOWS)?;
+        h.percentile(q)
     }
 
     /// The bottleneck's rate: the densest cluster of packet-pair samples, unless it is
@@ -412,6 +445,39 @@ mod tests {
         }
         let p = r.percentile_bps(0.9).unwrap();
         assert!((100e6 / 1.05..100e6 * 1.05).contains(&p), "{p}");
+    }
+
+    #[test]
+    fn a_token_bucket_s_bursts_time_the_line_and_its_windows_the_bucket() {
+        // 20 Mbit/s with a 32 kB bucket, 2 s: every 12.7 ms a burst of 22 segments acked
+        // 10 µs apart (the line beyond it). Trains read the line; 100 ms windows the bucket.
+        let mut r = DeliveryRate::default();
+        let (mut delivered, period) = (0u64, 22 * 1448 * 8 * 1_000_000_000 / 20_000_000);
+        for burst in 0..157i64 {
+            for k in 0..22i64 {
+                delivered += 1448;
+                r.on_delivered(burst * period + k * 10_000, delivered, false);
+            }
+        }
+        assert!(r.capacity_bps(0.9, false).unwrap() > 500e6, "{:?}", r.capacity_bps(0.9, false));
+        let sustained = r.sustained_bps(0.9).unwrap();
+        assert!((19e6..22e6).contains(&sustained), "{sustained}");
+        // A FIFO at 20 Mbit/s, busy throughout: both read its rate.
+        let mut f = DeliveryRate::default();
+        for i in 0..3_500u64 {
+            f.on_delivered(i as i64 * 579_200, (i + 1) * 1448, false);
+        }
+        let (p, s) = (f.capacity_bps(0.9, false).unwrap(), f.sustained_bps(0.9).unwrap());
+        assert!((19e6..21e6).contains(&p) && (19e6..21e6).contains(&s), "{p} {s}");
+    }
+
+    #[test]
+    fn a_second_of_windows_before_what_they_sustained_is_read() {
+        let mut r = DeliveryRate::default();
+        for i in 0..1_000u64 {
+            r.on_delivered(i as i64 * 579_200, (i + 1) * 1448, false); // 0.58 s
+        }
+        assert_eq!(r.sustained_bps(0.9), None);
     }
 
     #[test]

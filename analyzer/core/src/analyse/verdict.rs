@@ -183,6 +183,11 @@ const QUEUE_INFLATION: f64 = 1.5;
 const QUEUE_SIGN: f64 = 1.25;
 /// A flow delivering at least this share of the bottleneck's rate kept it full.
 const FULL_LINK: f64 = 0.85;
+/// A capacity this much above what the flow sustained over 100 ms windows, and above its
+/// own 16-ACK percentile, timed a token bucket's bursts (delivery.rs `SUSTAIN_NS`).
+const BURST_OVER_SUSTAINED: f64 = 1.2;
+/// ... and the median window at least this share of that rate: the flow kept the queue.
+const STEADY_WINDOWS: f64 = 0.9;
 /// The congestion window held the sender this share of its busy time: its pace was the
 /// path's when it was also at its top rate.
 const CWND_HELD: f64 = 0.5;
@@ -462,6 +467,38 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         _ => 1.0,
     };
     let queue_full = inflation >= QUEUE_INFLATION;
+    // A measured capacity needs a sign that the bottleneck, not the sender, set the pace
+    // (`link_full` below): its queue (RTT above its floor) or its tail drops. A drop is a
+    // tail drop when a queue stood as it began (one with the RTT at its floor is the
+    // path's own: a random loss) — told only where the capture saw the path's floor, its
+    // handshake: begun mid-transfer, the least RTT seen may be a standing queue's.
+    let mean_over_min = path.map_or(inflation, |p| p.rtt_ms / p.min_rtt_ms.max(1e-3));
+    let floor_seen = fs.handshake.rtt_ns().is_some();
+    let tail_drops = s.recoveries.iter().any(|r| {
+        r.retransmissions > r.spurious
+            && (!floor_seen || r.rtt_over_floor.is_none_or(|q| q as f64 >= QUEUE_SIGN))
+    });
+    let queue_signs = mean_over_min >= QUEUE_SIGN || tail_drops;
+    // A token bucket (a `tc` shaper, a policer) lets bursts through at the line's rate
+    // between refills: trains time the line, not the bucket, and packet pairs with them
+    // when no pair agrees with the trains. Where a queue stood and nothing was resent, the
+    // queue never drained: the bottleneck was busy throughout, and what the flow sustained
+    // over 100 ms windows is its rate. (Each recovery, spurious ones too, cuts the window
+    // and drains the queue: a flow that lost or reordered sustains less than a link its
+    // trains timed right.)
+    let downstream = vantage == Vantage::ReceiverSide;
+    let corroborated = |c: f64| s.delivery.capacity_from_pairs(CAPACITY_PERCENTILE, downstream)
+        && s.delivery.percentile_bps(CAPACITY_PERCENTILE).is_some_and(|p| c <= p * BURST_OVER_SUSTAINED);
+    // A bottleneck busy throughout delivers at one rate in every window: most of them
+    // (the median) within `STEADY_WINDOWS` of the busiest.
+    let steady = |l: f64| s.delivery.sustained_bps(0.5).is_some_and(|m| m >= l * STEADY_WINDOWS);
+    if queue_signs && s.retrans_segments == 0 && app_share < MIN_SHARE {
+        if let (Some(c), Some(l)) = (v.capacity_bps, s.delivery.sustained_bps(CAPACITY_PERCENTILE)) {
+            if c > l * BURST_OVER_SUSTAINED && !corroborated(c) && steady(l) {
+                v.capacity_bps = Some(l);
+            }
+        }
+    }
     // How busy the flow kept the bottleneck once it first came near its rate (after slow
     // start); the whole transfer's rate when that stretch is too short to stand for it.
     let steady_rate = v
@@ -476,19 +513,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // A full bottleneck explains the flow's pace: its losses are tail drops, its
     // reordering and its slow start's end cost it nothing the path could have given.
     // The RTT's growth stands in only where no capacity could be measured: a queue may
-    // be someone else's. A measured one needs a sign that the bottleneck, not the
-    // sender, set the pace — its queue (RTT above its floor) or its tail drops — since a
-    // sender that never bursts shows its own rate in every stretch of ACKs. A drop is a
-    // tail drop when a queue stood as it began (one with the RTT at its floor is the
-    // path's own: a random loss) — told only where the capture saw the path's floor, its
-    // handshake: begun mid-transfer, the least RTT seen may be a standing queue's.
-    let mean_over_min = path.map_or(inflation, |p| p.rtt_ms / p.min_rtt_ms.max(1e-3));
-    let floor_seen = fs.handshake.rtt_ns().is_some();
-    let tail_drops = s.recoveries.iter().any(|r| {
-        r.retransmissions > r.spurious
-            && (!floor_seen || r.rtt_over_floor.is_none_or(|q| q as f64 >= QUEUE_SIGN))
-    });
-    let queue_signs = mean_over_min >= QUEUE_SIGN || tail_drops;
+    // be someone else's. A measured one needs `queue_signs` (above), since a sender that
+    // never bursts shows its own rate in every stretch of ACKs.
     // So does a sender its congestion window held most of the time at its top rate: a
     // window the path could carry more of would have grown (Reno, CUBIC) or been probed
     // past (BBR). (A capture that starts mid-transfer may never see the queue's floor.)
