@@ -5,6 +5,7 @@
 use super::catalogue::FindingId;
 use super::ceiling::{Ceiling, Limit, PathRtt};
 use super::congestion::{CcInference, CongestionControl};
+use super::delivery::DeliveryRate;
 use super::finding::{Finding, Value};
 use super::limit::LimitTracker;
 use super::flow_state::FlowState;
@@ -211,6 +212,21 @@ const STRETCH_RTTS: f64 = 5.0;
 /// flow that carried `goodput` (with no RTT to work the figure out, they may have).
 fn losses_could_hold(mathis_bps: Option<f64>, goodput: f64) -> bool {
     mathis_bps.is_none_or(|m| m <= KEPT_DOWN_MATHIS * goodput)
+}
+
+/// The rate of a token bucket (a `tc` shaper, a policer) the capacity `c` timed the bursts
+/// of, if it did. A bucket lets bursts through at the line's rate between refills: trains
+/// time the line, not the bucket, and packet pairs with them unless a pair cluster agrees
+/// with the 16-ACK percentile. Behind a queue that never drained (the caller's: a queue
+/// stood and nothing was resent — each recovery, spurious ones too, cuts the window and
+/// drains it) the bottleneck was busy throughout, at one rate in every window: what the
+/// flow sustained over 100 ms windows, most of them within `STEADY_WINDOWS` of the busiest.
+fn bucket_rate(d: &DeliveryRate, c: f64, downstream: bool) -> Option<f64> {
+    let corroborated = d.capacity_from_pairs(CAPACITY_PERCENTILE, downstream)
+        && d.percentile_bps(CAPACITY_PERCENTILE).is_some_and(|p| c <= p * BURST_OVER_SUSTAINED);
+    let l = d.sustained_bps(CAPACITY_PERCENTILE)?;
+    let steady = d.sustained_bps(0.5).is_some_and(|m| m >= l * STEADY_WINDOWS);
+    (c > l * BURST_OVER_SUSTAINED && !corroborated && steady).then_some(l)
 }
 
 /// Whether the stretch after the flow first came near the capacity (`share` of its
@@ -479,24 +495,11 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             && (!floor_seen || r.rtt_over_floor.is_none_or(|q| q as f64 >= QUEUE_SIGN))
     });
     let queue_signs = mean_over_min >= QUEUE_SIGN || tail_drops;
-    // A token bucket (a `tc` shaper, a policer) lets bursts through at the line's rate
-    // between refills: trains time the line, not the bucket, and packet pairs with them
-    // when no pair agrees with the trains. Where a queue stood and nothing was resent, the
-    // queue never drained: the bottleneck was busy throughout, and what the flow sustained
-    // over 100 ms windows is its rate. (Each recovery, spurious ones too, cuts the window
-    // and drains the queue: a flow that lost or reordered sustains less than a link its
-    // trains timed right.)
-    let downstream = vantage == Vantage::ReceiverSide;
-    let corroborated = |c: f64| s.delivery.capacity_from_pairs(CAPACITY_PERCENTILE, downstream)
-        && s.delivery.percentile_bps(CAPACITY_PERCENTILE).is_some_and(|p| c <= p * BURST_OVER_SUSTAINED);
-    // A bottleneck busy throughout delivers at one rate in every window: most of them
-    // (the median) within `STEADY_WINDOWS` of the busiest.
-    let steady = |l: f64| s.delivery.sustained_bps(0.5).is_some_and(|m| m >= l * STEADY_WINDOWS);
+    // Where a queue stood, nothing was resent and the application did not pace the flow,
+    // a token bucket's rate may stand in for the rate its bursts timed.
     if queue_signs && s.retrans_segments == 0 && app_share < MIN_SHARE {
-        if let (Some(c), Some(l)) = (v.capacity_bps, s.delivery.sustained_bps(CAPACITY_PERCENTILE)) {
-            if c > l * BURST_OVER_SUSTAINED && !corroborated(c) && steady(l) {
-                v.capacity_bps = Some(l);
-            }
+        if let Some(rate) = v.capacity_bps.and_then(|c| bucket_rate(&s.delivery, c, vantage == Vantage::ReceiverSide)) {
+            v.capacity_bps = Some(rate);
         }
     }
     // How busy the flow kept the bottleneck once it first came near its rate (after slow
