@@ -75,7 +75,6 @@ struct Meter {
     sustained: Option<Box<Histogram>>,
 }
 
-
 /// Packet-pair rates of a stream of events (ACKs, or data arrivals): each event's bytes
 /// over the gap since the one before; gaps too short to time are timed together as a train.
 #[derive(Debug, Clone)]

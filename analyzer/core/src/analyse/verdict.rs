@@ -691,39 +691,34 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // rate never stopped growing and its last rounds still grew by half): round trips set
     // its time.
     let cwnd_share = share(LimitState::Cwnd) + share(LimitState::Recovery);
-    let slow_start_to_the_end = s.syn_seen
-        && s.recoveries.iter().all(|r| r.undone())
-        && s.hystart.exited_ns.is_none()
-        && s.startup.ended.is_none()
-        && s.rounds_still_growing();
-    let slow_start_path = path.filter(|p| p.rtt_ms > 0.0 && slow_start_to_the_end);
-    if let Some(p) = slow_start_path.filter(|_| f.is_empty() && cwnd_share >= CWND_HELD) {
-        let rounds = summary.duration_ns() as f64 / 1e6 / p.rtt_ms;
-        f.push(Finding::new(
-            FindingId::SlowStartLimited,
-            cwnd_share,
-            vec![lim.first_frame[LimitState::Cwnd as usize]],
-            vec![
-                ("data", Value::Bytes(s.data_bytes)),
-                ("rounds", Value::Int(rounds.round() as i64)),
-                ("rtt", Value::Ms(p.rtt_ms)),
-            ],
-        ));
-    }
     if f.is_empty() && cwnd_share >= CWND_HELD {
-        f.push(Finding::new(
-            FindingId::CwndLimited,
-            cwnd_share,
-            vec![lim.first_frame[LimitState::Cwnd as usize]],
-            vec![
-                ("share", Value::Share(cwnd_share)),
-                ("bottleneck", Value::text(match (link_busy, v.capacity_bps) {
-                    (Some(b), Some(c)) => format!("the bottleneck not seen full ({} of the {} measured)", units::percent(b), units::rate(c)),
-                    _ => "no bottleneck rate measured".to_string(),
-                })),
-                ("loss", Value::Share(genuine as f64 / s.data_segments.max(1) as f64)),
-            ],
-        ));
+        let slow_start_to_the_end = s.syn_seen
+            && s.recoveries.iter().all(|r| r.undone())
+            && s.hystart.exited_ns.is_none()
+            && s.startup.ended.is_none()
+            && s.rounds_still_growing();
+        let (id, values) = match path.filter(|p| p.rtt_ms > 0.0 && slow_start_to_the_end) {
+            Some(p) => (
+                FindingId::SlowStartLimited,
+                vec![
+                    ("data", Value::Bytes(s.data_bytes)),
+                    ("rounds", Value::Int((summary.duration_ns() as f64 / 1e6 / p.rtt_ms).round() as i64)),
+                    ("rtt", Value::Ms(p.rtt_ms)),
+                ],
+            ),
+            None => (
+                FindingId::CwndLimited,
+                vec![
+                    ("share", Value::Share(cwnd_share)),
+                    ("bottleneck", Value::text(match (link_busy, v.capacity_bps) {
+                        (Some(b), Some(c)) => format!("the bottleneck not seen full ({} of the {} measured)", units::percent(b), units::rate(c)),
+                        _ => "no bottleneck rate measured".to_string(),
+                    })),
+                    ("loss", Value::Share(genuine as f64 / s.data_segments.max(1) as f64)),
+                ],
+            ),
+        };
+        f.push(Finding::new(id, cwnd_share, vec![lim.first_frame[LimitState::Cwnd as usize]], values));
     }
     if f.is_empty() {
         f.push(Finding::new(
