@@ -294,8 +294,8 @@ def test_a_recovery_undone_does_not_end_the_first_slow_start():
     inf = label.INFINITE_SSTHRESH
     snd = {"t_ns": [int(s * 1e9) for s in (0.0, 1.21, 1.24, 2.15, 2.16)],
            "snd_ssthresh": [inf, 149, inf, 1055, 1055]}
-    assert label._ss_end(snd, "reno") == int(2.15e9)
-    assert label._ss_end({**snd, "snd_ssthresh": [inf] * 5}, "reno") is None
+    assert label.first_slow_start_end(snd, "reno") == int(2.15e9)
+    assert label.first_slow_start_end({**snd, "snd_ssthresh": [inf] * 5}, "reno") is None
 
 
 def test_cwnd_limited_without_a_cause_is_given_as_not_clear():

@@ -79,7 +79,7 @@ def _rmem_max(sysctl: str) -> int:
     return int(sysctl.split()[2]) if sysctl and len(sysctl.split()) == 3 else 0
 
 
-def _ss_end(snd: dict, cc: str) -> int | None:
+def first_slow_start_end(snd: dict, cc: str) -> int | None:
     """When the first slow start (bbr: STARTUP) ended, from the kernel's own state."""
     t = snd["t_ns"]
     if cc == "bbr" and snd.get("bbr_pacing_gain"):
@@ -131,7 +131,7 @@ def evidence(run: dict, start: int, end: int) -> dict:
     wall_us = (snd["t_ns"][last] - snd["t_ns"][first]) / 1e3
     writing = [i for i in idx if snd["t_ns"][i] <= run["write_end_ns"] and snd["bytes_sent"][i]]
     cc = spec["cc"]
-    ss_end = _ss_end(snd, cc)
+    ss_end = first_slow_start_end(snd, cc)
     ev = run["emu"]["data_events"]
     in_iv = [k for k, ts in enumerate(ev["t_in_ns"]) if start <= ts <= end]
     queue_drops = [ev["t_in_ns"][k] for k in in_iv if ev["fate"][k] == "queue_drop"]

@@ -337,13 +337,18 @@ impl DeliveryRate {
     /// — or from the end of slow start, when later — to the last delivery, with the share
     /// of the delivery time that span covers and its length (ns). A slow start's bursts
     /// leave the bottleneck at its rate rounds before they fill it: the rounds between are
-    /// not its busy time.
-    pub fn rate_since_near(&self, rate: f64, near: f64) -> Option<(f64, f64, i64)> {
+    /// not its busy time. Where the first slow start ended before the flow came near that
+    /// rate (`ended`: the meter's point when its rate stopped growing, startup.rs) the span
+    /// starts there instead: a loss cut it short, and the climb back is the loss's time.
+    pub fn rate_since_near(&self, rate: f64, near: f64, ended: Option<(i64, u64)>) -> Option<(f64, f64, i64)> {
         let m = self.meter.as_ref()?;
         let near_at = m.climbs.iter().find(|c| bin_middle(c.0 as usize) >= rate * near).map(|c| (c.1, c.2))?;
-        let (t0, d0) = m.slow_start_end.filter(|e| e.0 > near_at.0).unwrap_or(near_at);
+        let (t0, d0) = match ended {
+            Some(e) if e.0 < near_at.0 => e,
+            _ => m.slow_start_end.filter(|e| e.0 > near_at.0).unwrap_or(near_at),
+        };
         let (t1, d1) = m.pairs.last;
-        let first = m.climbs.first().map_or(t0, |c| c.1);
+        let first = m.climbs.first().map_or(t0, |c| c.1.min(t0));
         (t1 > t0).then(|| ((d1 - d0) as f64 * 8e9 / (t1 - t0) as f64, (t1 - t0) as f64 / (t1 - first).max(1) as f64, t1 - t0))
     }
 }
@@ -493,7 +498,7 @@ mod tests {
             r.on_delivered(1_000_000_000 + i * 115_840, d, false);
         }
         let cap = r.percentile_bps(0.9).unwrap();
-        let (rate, span, _) = r.rate_since_near(cap, 0.8).unwrap();
+        let (rate, span, _) = r.rate_since_near(cap, 0.8, None).unwrap();
         assert!((95e6..105e6).contains(&rate), "{rate}");
         assert!((0.45..0.55).contains(&span), "{span}");
     }
@@ -553,8 +558,38 @@ mod tests {
             r.on_delivered(t, d, false);
         }
         let cap = r.capacity_bps(0.9, false).unwrap();
-        let (rate, _, _) = r.rate_since_near(cap, 0.8).unwrap();
+        let (rate, _, _) = r.rate_since_near(cap, 0.8, None).unwrap();
         assert!((97e6..103e6).contains(&rate), "{rate}");
+    }
+
+    #[test]
+    fn a_slow_start_ended_short_of_the_link_starts_its_busy_time() {
+        // 100 Mbit/s: 0.1 s of slow start at 10 Mbit/s cut short by a loss, 1.4 s of a
+        // segment every 200 ms (its timer's pace), then 2 s of a full link.
+        let mut r = DeliveryRate::default();
+        let (mut t, mut d) = (0i64, 0u64);
+        for _ in 0..86 {
+            t += 1_158_400;
+            d += 1448;
+            r.on_delivered(t, d, false);
+        }
+        let ended = Some((t, d)); // where the rate stopped growing, near enough
+        for _ in 0..7 {
+            t += 200_000_000;
+            d += 1448;
+            r.on_delivered(t, d, false);
+        }
+        for _ in 0..17_265 {
+            t += 115_840;
+            d += 1448;
+            r.on_delivered(t, d, false);
+        }
+        let cap = r.capacity_bps(0.9, false).unwrap();
+        let (full, _, _) = r.rate_since_near(cap, 0.8, None).unwrap();
+        assert!((97e6..103e6).contains(&full), "{full}");
+        let (rate, share, _) = r.rate_since_near(cap, 0.8, ended).unwrap();
+        assert!((55e6..60e6).contains(&rate), "{rate}");
+        assert!(share > 0.95, "{share}");
     }
 
     #[test]

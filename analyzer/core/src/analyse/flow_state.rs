@@ -335,6 +335,9 @@ impl FlowState {
         let away;
         let settled = if view_at_sender { &view } else { away = self.senders[dd].settled_view(ts); &away };
         notes.limit = self.limits[dd].update(&self.senders[dd], &view, settled, &self.cwnd[dd], rwnd_dd, inferred, ts, frame);
+        if let Some(from) = self.limits[dd].take_unseen_loss() {
+            self.senders[dd].stalled_on_unseen_loss(from);
+        }
         if self.scale_unproven[dd] {
             self.check_scale_reached_sender(dd, notes.unacked, view.rwnd, ts);
         }

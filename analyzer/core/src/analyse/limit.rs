@@ -136,6 +136,10 @@ pub struct LimitTracker {
     pause_after_tail: bool,
     /// The data that ended the pause under way followed packets sent and never seen here.
     pause_sent_unseen: bool,
+    /// When a pause just ended began, if it was read as the sender's wait on its
+    /// retransmission timer after a loss this capture point never saw (taken by
+    /// [`Self::take_unseen_loss`]).
+    unseen_loss_from: Option<i64>,
     pub pauses: Pauses,
     /// When the peer last sent new data (a request this sender may answer).
     peer_data_ns: i64,
@@ -583,6 +587,13 @@ impl LimitTracker {
         self.pause_sent_unseen = true;
     }
 
+    /// When the pause the last update ended began, if it was read as a timeout after a
+    /// loss this capture point never saw; cleared by asking.
+    #[inline]
+    pub fn take_unseen_loss(&mut self) -> Option<i64> {
+        self.unseen_loss_from.take()
+    }
+
     /// The peer sent new data at `ts`.
     pub fn peer_spoke(&mut self, ts: i64) {
         self.peer_data_ns = ts;
@@ -603,6 +614,7 @@ impl LimitTracker {
         if away && !self.pause_after_tail && self.peer_data_ns < from && to - from >= MIN_RTO {
             let moved = move_time(&mut self.state_ns, LimitState::Idle, LimitState::Recovery, to - from);
             self.idle_seen_ns -= moved;
+            self.unseen_loss_from = Some(from);
             return;
         }
         if to - from < MIN_PAUSE_NS || self.peer_data_ns >= from || !self.pause_after_tail {

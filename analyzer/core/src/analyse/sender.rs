@@ -590,6 +590,14 @@ impl Sender {
         self.in_recovery || self.recoveries.last().and_then(|r| r.end_ns).is_some_and(|end| now - self.loop_lag_ns() < end)
     }
 
+    /// From `from` the sender waited on its retransmission timer for packets the capture
+    /// point never saw (limit.rs reads it from the pause and the IPv4 IDs it skipped): its
+    /// rate stopped growing there, though the samples of the stall look like the
+    /// application's (nothing was outstanding here) and count for nothing in the watch.
+    pub fn stalled_on_unseen_loss(&mut self, from: i64) {
+        self.startup.stalled(from, self.delivered(), self.max);
+    }
+
     /// A segment carrying data (or SYN/FIN) in this direction.
     #[inline]
     pub fn on_data(&mut self, seg: &TcpSegment, frame: u64, ts: i64, peer_rwnd: u64, notes: &mut PacketNotes) {

@@ -22,6 +22,8 @@ pub struct StartupWatch {
     /// When the pipe was found full, and the highest sequence sent by then (`max`, as the
     /// caller passes it).
     pub ended: Option<(i64, SeqNumber)>,
+    /// The bytes delivered by then.
+    delivered_at_end: u64,
 }
 
 impl StartupWatch {
@@ -43,8 +45,24 @@ impl StartupWatch {
             self.flat += 1;
             if self.flat >= FLAT_ROUNDS {
                 self.ended = Some((ts, max));
+                self.delivered_at_end = delivered;
             }
         }
+    }
+
+    /// The sender stalled at `ts` (a timeout's wait) with its rate still growing as far as
+    /// the watch could see: the stall ends the first slow start, as BBR's own rounds do
+    /// (each flat) and a loss-based sender's cut does.
+    pub fn stalled(&mut self, ts: i64, delivered: u64, max: SeqNumber) {
+        if self.ended.is_none() {
+            self.ended = Some((ts, max));
+            self.delivered_at_end = delivered;
+        }
+    }
+
+    /// Where the pipe was found full, as the delivery meter counts: (time, bytes delivered).
+    pub fn end_point(&self) -> Option<(i64, u64)> {
+        self.ended.map(|(ts, _)| (ts, self.delivered_at_end))
     }
 }
 
@@ -94,6 +112,7 @@ mod tests {
         // The pipe full at 100 per round: its losses slow it, the rate never grows again.
         let w = watch(&[10, 20, 40, 80, 100, 90, 110, 100, 100]);
         assert_eq!(w.ended, Some((8 * RTT, SeqNumber(550))));
+        assert_eq!(w.end_point(), Some((8 * RTT, 550)));
     }
 
     #[test]

@@ -503,10 +503,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         }
     }
     // How busy the flow kept the bottleneck once it first came near its rate (after slow
-    // start); the whole transfer's rate when that stretch is too short to stand for it.
+    // start), or since its rate stopped growing short of it (startup.rs: a loss's cut,
+    // then a slow climb or a stall); the whole transfer's rate when that stretch is too
+    // short to stand for it.
     let steady_rate = v
         .capacity_bps
-        .and_then(|c| s.delivery.rate_since_near(c, NEAR_CAPACITY))
+        .and_then(|c| s.delivery.rate_since_near(c, NEAR_CAPACITY, s.startup.end_point()))
         .filter(|&(_, share, span_ns)| steady_stretch_stands(share, span_ns, path.map(|p| p.rtt_ms)))
         .map_or(goodput, |(r, _, _)| r);
     // The bottleneck carries every copy that crosses it: a spurious retransmission's data
