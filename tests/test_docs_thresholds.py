@@ -62,6 +62,11 @@ def half(x: float) -> str:
     return "half"
 
 
+def an_eighth(x: float) -> str:
+    assert x == 0.125, "the prose says an eighth"
+    return "an eighth"
+
+
 #: (doc, phrase with {0}, {1}… filled from (constant, rendering) in order)
 PHRASES = [
     ("verdicts.md", "{0}th percentile of the delivery rate over {1:g} ACKs",
@@ -149,6 +154,8 @@ PHRASES = [
     ("engine.md", "after new data from its peer at least {0} times", [("APP_ANSWERS", word)]),
     ("verdicts.md", "it resumed after a request (new data from the peer since its own last) at least {0} times",
      [("APP_ANSWERS", word)]),
+    ("engine.md", "a short segment within {0} of the window of its edge whose next short one ends on the grid",
+     [("SPLIT_EDGE_SHARE", an_eighth)]),
     # findings.md is generated from catalogue/findings.toml, whose doc text states them too.
     ("findings.md", "it resumed after new data from its peer (a request) at least {0} times", [("APP_ANSWERS", word)]),
     ("findings.md", "nothing outstanding for {0} ms or more, no request from the peer) at least {1}, idle at least {2} % of the transfer and never more than {3} of it without a pause",

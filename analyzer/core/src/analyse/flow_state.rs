@@ -13,6 +13,18 @@ use crate::decode::{flags, TcpSegment};
 use crate::flow::SeqNumber;
 
 const MAX_TS_NS: i64 = 1 << 62;
+/// Away from the sender a short segment within this share of the window of its edge (the
+/// rebuilt flight's error, a few ticks of ACKs on a long fast path) may have been cut by
+/// the window.
+const SPLIT_EDGE_SHARE: f64 = 0.125;
+
+/// Whether a short segment ending at `end` is the rest of one begun at `from` that the
+/// receiver's window cut: Linux sends what fits (tcp_write_wakeup) and the rest once the
+/// window opens, so the two end on the grid of whole segments the first began on. A
+/// write's tail and the next write's end there only by chance (and away from the window).
+fn split_rest(from: SeqNumber, end: SeqNumber, mss: u32) -> bool {
+    mss > 0 && end.distance_from(from) > 0 && end.distance_from(from) as u32 % mss == 0
+}
 
 #[derive(Debug, Default)]
 pub struct FlowState {
@@ -54,6 +66,10 @@ pub struct FlowState {
     /// A short segment was cut at the window's edge: the next short one not at the edge
     /// is the rest of it (Linux sends it once the window opens), not the end of a write.
     split_at_edge: [bool; 2],
+    /// Away from the sender, where a window's edge is known only roughly: where a short
+    /// segment near the window began (taken for a write's tail for now). The next short
+    /// segment may show it cut by the window ([`split_rest`]).
+    split_from: [Option<SeqNumber>; 2],
     /// The handshake's ACK→data delays were handed to both senders (they keep the first).
     hints_given: bool,
     pub first_ts: i64,
@@ -201,10 +217,17 @@ impl FlowState {
         }
 
         if seg.payload_len > 0 && notes.retrans == super::notes::RetransKind::None && notes.reorder.is_none() {
+            let end = SeqNumber(seg.seq) + seg.payload_len;
+            let ends = self.senders[d].ends_a_write(seg.payload_len, end, seg.flags & flags::FIN != 0);
+            let rest = ends && self.split_from[d].take().is_some_and(|from| split_rest(from, end, self.senders[d].mss));
             // A gap that began with a partial segment is the application's: it had no more
-            // to send, wherever the capture point is (time shares only; notes stay causal).
+            // to send, wherever the capture point is (time shares only; notes stay causal);
+            // the window's, when this is the rest of that segment.
             if self.limits[d].write_ended() {
-                self.limits[d].reassign_since_data(LimitState::App);
+                self.limits[d].reassign_since_data(if rest { LimitState::Rwnd } else { LimitState::App });
+            }
+            if rest {
+                self.limits[d].dry_was_window();
             }
             // Packets sent before this one that never reached the capture point (dropped
             // on the way, as by a full qdisc on the sender's host): a pause this data ends
@@ -220,8 +243,7 @@ impl FlowState {
                     self.limits[d].outstanding_unseen(ns);
                 }
             }
-            let ends = self.senders[d].ends_a_write(seg.payload_len, SeqNumber(seg.seq) + seg.payload_len, seg.flags & flags::FIN != 0);
-            self.limits[d].data_seen(ends, self.senders[d].last_ack_acted_on_ns(ts), ts);
+            self.limits[d].data_seen(ends && !rest, self.senders[d].last_ack_acted_on_ns(ts), ts);
             self.limits[r].peer_spoke(ts);
         }
         let carries_data = seg.payload_len > 0 || seg.flags & (flags::SYN | flags::FIN) != 0;
@@ -288,6 +310,10 @@ impl FlowState {
                 self.split_at_edge[d] = true;
             } else if !std::mem::take(&mut self.split_at_edge[d]) {
                 self.limits[d].ran_dry(ts);
+                let near_edge = rwnd_dd.is_some_and(|w| (notes.unacked + mss) as f64 >= w as f64 * (1.0 - SPLIT_EDGE_SHARE));
+                if !view_at_sender && near_edge {
+                    self.split_from[d] = Some(SeqNumber(seg.seq));
+                }
             }
         }
         if carries_data && dd == d && seg.payload_len > 0 {
@@ -414,5 +440,24 @@ impl FlowState {
     /// The direction that carried more payload: the one the verdict is about.
     pub fn data_dir(&self) -> usize {
         if self.senders[1].data_bytes > self.senders[0].data_bytes { 1 } else { 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_the_window_cut_ends_on_its_grid_with_its_rest() {
+        let from = SeqNumber(4_000_000_000);
+        // 256 B sent into the window's last room, the other 632 once it opened.
+        assert!(split_rest(from, from + 888, 888));
+        // A TSO burst's rest: whole segments, then the tail of the original 3-segment skb.
+        assert!(split_rest(from, from + 3 * 888, 888));
+        // Writes of 1,000 B: a 112 B tail, then the next write's 888 and 112 — off the
+        // grid. (Writes of 1.5 segments would land on it: only a short segment near the
+        // window's edge is ever taken for a split's first half.)
+        assert!(!split_rest(from, from + 112 + 1000, 888));
+        assert!(!split_rest(from, from, 888));
     }
 }

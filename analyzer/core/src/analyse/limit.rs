@@ -248,6 +248,13 @@ impl WindowTime {
     }
 }
 
+/// How far a flight rebuilt away from the sender may fall short of the one it had: a
+/// timestamp tick of ACKs (the window's share of a round trip a tick is), and two segments
+/// besides.
+fn rebuilt_slack(w: u64, mss: u64, srtt_ns: Option<i64>) -> u64 {
+    ESTIMATE_SLACK_SEGMENTS * mss + srtt_ns.map_or(0, |r| w * TS_TICK_NS as u64 / r.max(1) as u64)
+}
+
 /// A window whose scale was inferred is a lower bound fitted to the flight: the smallest
 /// shift that holds it, where any larger one would too. Away from the sender, fitted to the
 /// rebuilt flight with room for its noise, bytes outstanding more than a segment above it
@@ -371,6 +378,12 @@ impl LimitTracker {
         self.ran_dry_ns = Some(ts);
         self.flat_level = 0;
         self.dip_since = None;
+    }
+
+    /// The short segment taken for the sender's queue running dry was cut by the window
+    /// (its rest came next): the queue never ran dry.
+    pub fn dry_was_window(&mut self) {
+        self.ran_dry_ns = None;
     }
 
     /// Moves the time charged since the last new data to `to` (known only afterwards,
@@ -658,8 +671,17 @@ impl LimitTracker {
         //
         // Not a window whose scale was inferred and never shown to bind: more than a
         // segment outstanding above it, or never two segments (`inferred_window_unproven`).
+        // Away from the sender the flight is rebuilt from ACKs matched by timestamp echoes:
+        // it may run a tick of ACKs behind, and two segments besides (`rebuilt_slack`).
+        let rebuilt = !s.at_sender() && !window.inferred;
         if let Some(w) = rwnd {
-            let full = if window.inferred { unacked + mss >= w } else { unacked + DEFER_SEGMENTS * mss > w };
+            let full = if window.inferred {
+                unacked + mss >= w
+            } else if rebuilt {
+                unacked + rebuilt_slack(w, mss, s.rtt.srtt_ns) >= w
+            } else {
+                unacked + DEFER_SEGMENTS * mss > w
+            };
             if full && !inferred_window_unproven(unacked, w, window.peak, mss, window.inferred, s.at_sender()) {
                 return LimitState::Rwnd;
             }
@@ -698,14 +720,12 @@ impl LimitTracker {
             if plateau_held(srtt) {
                 // A plateau whose top leaves less than a unit of the window free is the
                 // window's (the usable-window test above, at the plateau's level; under an
-                // inferred window too, once the flight has stayed flat at its edge). Away from
-                // the sender the flight is rebuilt from ACKs matched by timestamp echoes, so
-                // it may run a timestamp tick of ACKs behind, and two segments besides — not
-                // for a window inferred from that very flight (its scale unseen): any flat
-                // flight would sit at it. Flat at its edge for eight rounds, even a window
-                // under two segments is the window's.
-                let rebuilt = !s.at_sender() && !window.inferred;
-                let slack = |w: u64| if rebuilt { ESTIMATE_SLACK_SEGMENTS * mss + w * TS_TICK_NS as u64 / srtt.max(1) as u64 } else { DEFER_SEGMENTS * mss - 1 };
+                // inferred window too, once the flight has stayed flat at its edge), within
+                // the rebuilt flight's slack away from the sender — not for a window inferred
+                // from that very flight (its scale unseen): any flat flight would sit at it.
+                // Flat at its edge for eight rounds, even a window under two segments is the
+                // window's.
+                let slack = |w: u64| if rebuilt { rebuilt_slack(w, mss, Some(srtt)) } else { DEFER_SEGMENTS * mss - 1 };
                 if rwnd.is_some_and(|w| cwnd.value + slack(w) >= w && !above_inferred_window(cwnd.value, w, mss, window.inferred, s.at_sender())) {
                     return LimitState::Rwnd;
                 }
@@ -1062,6 +1082,29 @@ mod tests {
         // At the receiver, 40 ms from the sender: 1 MB / 40 ms is 25 kB a millisecond of
         // ACKs the rebuilt flight may lag by.
         assert_eq!(plateau_under_window(40, false), LimitState::Rwnd);
+    }
+
+    /// A flight leaving `room` bytes of a 1 MB window, not flat, seen `lag_ms` from the sender.
+    fn rising_flight_leaving(room: u64, lag_ms: i64) -> LimitState {
+        let (mss, w) = (1448u64, 1_000_000u64);
+        let mut s = Sender::default();
+        (s.started, s.data_segments, s.mss) = (true, 1000, mss as u32);
+        s.set_a2d_hint(lag_ms * 1_000_000);
+        s.rtt.srtt_ns = Some(40_000_000);
+        let mut cwnd = CwndEstimator::default();
+        cwnd.value = w - room;
+        let view = View { in_flight: w - room, unacked: w - room, sacked: 0, rwnd: Some(w) };
+        let ts = 1_000_000_000;
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred: false, peak: 0 }, ts, &flat_since(ts, ts), None, false, s.in_recovery())
+    }
+
+    #[test]
+    fn away_from_the_sender_a_window_full_but_for_a_tick_of_acks_is_full() {
+        // Four segments under a 1 MB window: at the sender room for more; at the receiver,
+        // 40 ms away, within the 25 kB of ACKs a tick of echoes may hide.
+        assert_eq!(rising_flight_leaving(4 * 1448, 0), LimitState::Cwnd);
+        assert_eq!(rising_flight_leaving(4 * 1448, 40), LimitState::Rwnd);
+        assert_eq!(rising_flight_leaving(40_000, 40), LimitState::Cwnd);
     }
 
     #[test]
