@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, tcpdiag_exe, veth_pair
-from samples.generate.label import FULL_LINK, first_slow_start_end
+from samples.generate.label import FULL_LINK, OFFER_ROOM, OFFER_SERVED, first_slow_start_end
 from samples.generate.veth import ns_cmd
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("tcpdump"),
@@ -158,8 +158,14 @@ def test_a_periodic_writer_behind_the_shaper_stays_the_applications(shaped_pair,
     # application that runs out of data into a full link.
     info, flow = run_behind_shaper(shaped_pair, tmp_path, ["--cc", "cubic", "--mode", "periodic", "--chunk", "65536",
                                                            "--period-ms", "20"])
-    # (The kernel's flag clears at the first ACK of each burst: a third of the samples or more.)
-    assert sum(info["delivery_rate_app_limited"]) >= 0.3 * len(info["delivery_rate_app_limited"])
+    # The sweep label's test of a periodic writer (samples/generate/label.py): it offered at
+    # most OFFER_ROOM of the shaper's payload rate and at least OFFER_SERVED of that was
+    # acknowledged. (The kernel's app-limited flag clears at the first ACK of each burst:
+    # 29–93 % of the samples over 24 runs here, too loose a witness.)
+    offered_mbit = 65536 * 8 / 20e3
+    assert offered_mbit <= OFFER_ROOM * RATE_MBIT * 1448 / 1514
+    seconds = (info["t_ns"][-1] - info["t_ns"][0]) / 1e9
+    assert info["bytes_acked"][-1] * 8 / seconds / 1e6 >= OFFER_SERVED * offered_mbit
     ids = finding_ids(flow)
     assert ids[0].startswith("app_"), ids
 
