@@ -156,6 +156,8 @@ PHRASES = [
      [("APP_ANSWERS", word)]),
     ("engine.md", "a short segment within {0} of the window of its edge whose next short one ends on the grid",
      [("SPLIT_EDGE_SHARE", an_eighth)]),
+    ("verdicts.md", "when the receiver's window reached at least {0} B, half the field's cap",
+     [("UNSCALED_CAP_NEAR", lambda x: f"{int(x):,}")]),
     # findings.md is generated from catalogue/findings.toml, whose doc text states them too.
     ("findings.md", "it resumed after new data from its peer (a request) at least {0} times", [("APP_ANSWERS", word)]),
     ("findings.md", "nothing outstanding for {0} ms or more, no request from the peer) at least {1}, idle at least {2} % of the transfer and never more than {3} of it without a pause",

@@ -141,6 +141,10 @@ const MIN_SPURIOUS: u64 = 3;
 const MIN_SHARE: f64 = 0.25;
 /// Windows at or above this are autotuning ceilings rather than a static SO_RCVBUF.
 const STATIC_RWND_MAX: u64 = 4 << 20;
+/// Without window scaling the field caps the window at 65,535 B; a receiver whose window
+/// never reached half of that was held by its own buffer first (an 8 KB socket buffer is
+/// the fix before scaling is).
+const UNSCALED_CAP_NEAR: u64 = 32_768;
 /// The first recovery, at the end of slow start, explains the flow's losses when it holds at
 /// least this share of the genuine ones: the overshoot was at least as big as the rest.
 const OVERSHOOT_LOSS_SHARE: f64 = 0.5;
@@ -433,7 +437,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         let fixed = s.syn_seen && fs.rwnd_grew_ns[dd] - start < transfer / 4 && rwnd < STATIC_RWND_MAX;
         // Both SYNs carry the option here, yet the sender stopped at the field unscaled.
         let stripped = matches!(fs.scaling[1 - dd], Some(Scaling::Stripped(_)));
-        let id = if !reader_paced && ((wscale_off && rwnd <= 65_535) || unscaled_max || stripped) {
+        let capped = wscale_off && (UNSCALED_CAP_NEAR..=u16::MAX as u64).contains(&rwnd);
+        let id = if !reader_paced && (capped || unscaled_max || stripped) {
             let who = match (summary.sides[0].syn.wscale, summary.sides[1].syn.wscale) {
                 _ if unscaled_max => "handshake not captured; the window stayed at 65,535 B, the most an unscaled window offers — or one scaled by 0: a receive buffer of 64 KB or less when the connection opened",
                 _ if stripped && dd == 0 => "both SYNs carry it here, but the sender's flight stopped at the window field unscaled: the server's SYN/ACK loses the option between this capture point and the client",

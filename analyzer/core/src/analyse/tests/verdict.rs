@@ -285,6 +285,31 @@ fn a_window_held_below_it_is_not() {
     assert_eq!(v.findings[0].id, FindingId::RwndLimited, "{:?}", v.findings[0].id);
 }
 
+/// Neither SYN offers window scaling; B then advertises `raw` while A keeps it full for
+/// twenty rounds.
+fn window_bound_unscaled(raw: u16) -> FlowVerdict {
+    let mut t = Trace::new();
+    t.seg(0, A).rel_seq(0).flags(flags::SYN).send();
+    t.seg(1_000, B).rel_seq(0).rel_ack(1).flags(flags::SYN | flags::ACK).win(raw).send();
+    t.seg(2_000, A).rel_ack(1).send();
+    t.ack_clocked_rounds(3_000, raw, &[raw as u32 / MSS; 21]);
+    t.verdict()
+}
+
+#[test]
+fn a_window_held_near_the_unscaled_cap_is_scaling_not_in_effect() {
+    let v = window_bound_unscaled(64_240);
+    assert_eq!(v.findings[0].id, FindingId::WscaleMissing, "{:?}", v.findings);
+}
+
+#[test]
+fn an_8_kb_window_without_scaling_is_the_receivers_buffer_first() {
+    // The field could say 65,535 B; the receiver never offered more than 8,192.
+    let v = window_bound_unscaled(8_192);
+    assert!(v.findings.iter().all(|f| f.id != FindingId::WscaleMissing), "{:?}", v.findings);
+    assert!(matches!(v.findings[0].id, FindingId::RwndStatic | FindingId::RwndLimited), "{:?}", v.findings);
+}
+
 /// Both SYNs offer a window scale of 1 as captured here; B then advertises `raw` (so
 /// 2 × `raw` B) while A keeps `windows[r]` segments in flight in round r.
 fn rounds_after_scaled_handshake(raw: u16, windows: &[u32]) -> FlowVerdict {
