@@ -893,6 +893,12 @@ mod tests {
 
     /// The same, leaving `room` bytes of the window unused.
     fn plateau_leaving(room: u64, lag_ms: i64, inferred: bool) -> LimitState {
+        flight_leaving(room, lag_ms, inferred, 400_000_000)
+    }
+
+    /// A flight leaving `room` bytes of a 1 MB window, flat for `flat_ns`, seen `lag_ms`
+    /// from the sender.
+    fn flight_leaving(room: u64, lag_ms: i64, inferred: bool, flat_ns: i64) -> LimitState {
         let mss = 1448u64;
         let w = 1_000_000u64;
         let mut s = Sender::default();
@@ -903,7 +909,7 @@ mod tests {
         cwnd.value = w - room;
         let view = View { in_flight: w - room, unacked: w - room, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 400_000_000), None, false, s.in_recovery())
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - flat_ns), None, false, s.in_recovery())
     }
 
     /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
@@ -1086,16 +1092,7 @@ mod tests {
 
     /// A flight leaving `room` bytes of a 1 MB window, not flat, seen `lag_ms` from the sender.
     fn rising_flight_leaving(room: u64, lag_ms: i64) -> LimitState {
-        let (mss, w) = (1448u64, 1_000_000u64);
-        let mut s = Sender::default();
-        (s.started, s.data_segments, s.mss) = (true, 1000, mss as u32);
-        s.set_a2d_hint(lag_ms * 1_000_000);
-        s.rtt.srtt_ns = Some(40_000_000);
-        let mut cwnd = CwndEstimator::default();
-        cwnd.value = w - room;
-        let view = View { in_flight: w - room, unacked: w - room, sacked: 0, rwnd: Some(w) };
-        let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred: false, peak: 0 }, ts, &flat_since(ts, ts), None, false, s.in_recovery())
+        flight_leaving(room, lag_ms, false, 0)
     }
 
     #[test]

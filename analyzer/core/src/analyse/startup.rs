@@ -44,8 +44,7 @@ impl StartupWatch {
         } else {
             self.flat += 1;
             if self.flat >= FLAT_ROUNDS {
-                self.ended = Some((ts, max));
-                self.delivered_at_end = delivered;
+                self.end(ts, delivered, max);
             }
         }
     }
@@ -55,9 +54,13 @@ impl StartupWatch {
     /// (each flat) and a loss-based sender's cut does.
     pub fn stalled(&mut self, ts: i64, delivered: u64, max: SeqNumber) {
         if self.ended.is_none() {
-            self.ended = Some((ts, max));
-            self.delivered_at_end = delivered;
+            self.end(ts, delivered, max);
         }
+    }
+
+    fn end(&mut self, ts: i64, delivered: u64, max: SeqNumber) {
+        self.ended = Some((ts, max));
+        self.delivered_at_end = delivered;
     }
 
     /// Where the pipe was found full, as the delivery meter counts: (time, bytes delivered).
