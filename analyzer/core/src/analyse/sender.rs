@@ -785,11 +785,11 @@ impl Sender {
         }
         if let Some(t) = take_echo(&mut self.peer_tsvals, ecr) {
             self.note_a2d_sample(ts - t);
-            self.refresh_lag();
+            self.refresh_lag_at(ts);
         }
         // Read while the capture point looks to be at the sender, and once shown, for good.
         if (self.lag_for_good || self.host_queue.wait_ns().is_some()) && self.host_queue.on_data(val, ts) {
-            self.refresh_lag();
+            self.refresh_lag_at(ts);
         }
     }
 
@@ -820,7 +820,7 @@ impl Sender {
             // The echo floors place the capture point (`echo_vantage`): the lag moves with
             // this one's floor, and once there are enough of them to compare.
             if self.d2a.min_ns != floor || self.d2a.samples == vantage::MIN_ECHOES {
-                self.refresh_lag();
+                self.refresh_lag_at(ts);
             }
         }
         if self.peer_tsvals.newest().map_or(true, |(v, _)| ts_older(v, val)) {
@@ -924,6 +924,19 @@ impl Sender {
     fn refresh_lag(&mut self) {
         self.lag_ns = self.compute_a2d_ns();
         self.lag_for_good = self.host_queue.wait_ns().is_none() && (self.a2d_hint_ns.is_some_and(|h| h < AT_SENDER_NS) || self.turns_around_at_once());
+    }
+
+    /// [`Self::refresh_lag`] at `ts`. At the sender no snapshot is kept: when the capture
+    /// point turns out to lag it after all (a host queue found mid-transfer), the history
+    /// starts again from the state now — the oldest one kept would be the handshake's, and
+    /// a view falling back to it would read everything sent since as in flight.
+    fn refresh_lag_at(&mut self, ts: i64) {
+        let was_for_good = self.lag_for_good;
+        self.refresh_lag();
+        if was_for_good && !self.lag_for_good && self.started {
+            while self.history.pop_front().is_some() {}
+            self.push_snapshot(ts);
+        }
     }
 
     fn compute_a2d_ns(&self) -> i64 {

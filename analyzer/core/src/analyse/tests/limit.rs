@@ -682,6 +682,29 @@ fn behind_a_queue_on_the_senders_host_the_tap_sees_no_idle_application() {
 }
 
 #[test]
+fn a_queue_that_forms_on_the_senders_host_mid_transfer_is_read_from_then_on() {
+    // On A's host, B beside the tap: 300 segments one every 1,158 µs, each acknowledged
+    // 10 µs after it, stamped as seen; then a shaper's queue forms and the next 300 are
+    // seen 10 ms after TCP stamped them. From then on A is read 10 ms back — from the
+    // state the tap saw when the queue showed, not from the handshake's: read from there,
+    // all 300 segments acknowledged before would count as in flight.
+    let mut t = Trace::new();
+    t.handshake(5, 5, Some(7));
+    let ms = |us: i64| 10_000 + (us / 1_000) as u32;
+    let mut flights = Vec::new();
+    for k in 0..600u32 {
+        let seen = 1_000 + k as i64 * 1_158;
+        let sent = if k < 300 { seen } else { seen - 10_000 };
+        t.seg(seen, A).data(1 + k * MSS, MSS).ts(ms(sent), 1).send();
+        t.seg(seen + 10, B).rel_ack(1 + (k + 1) * MSS).ts(500 + ms(seen + 10), ms(sent)).send();
+        flights.push(t.fs.senders[A].view(seen * 1_000 + 20_000).unacked);
+    }
+    assert!(t.fs.senders[A].a2d_ns() > 5_000_000, "a2d {}", t.fs.senders[A].a2d_ns());
+    let most = flights.iter().max().copied().unwrap_or(0);
+    assert!(most <= 20 * MSS as u64, "{most} B out at most");
+}
+
+#[test]
 fn at_the_senders_tcp_the_same_flow_is_an_ack_clocked_one() {
     // The tap before the queue: each segment seen as TCP stamps it.
     let mut t = Trace::new();
