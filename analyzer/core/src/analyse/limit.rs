@@ -51,6 +51,10 @@ pub(super) const MIN_PAUSE_NS: i64 = 1_000_000;
 const DEFER_SEGMENTS: u64 = 2;
 /// The timestamp clock's tick (Linux's TSval counts milliseconds).
 pub(super) const TS_TICK_NS: i64 = 1_000_000;
+/// Ticks a round trip must span for a flight rebuilt from timestamp echoes to be read
+/// within a tick of ACKs of the window: on a shorter one that tick is half the window or
+/// more, and the rebuilt flight cannot tell a full window from one with room.
+const REBUILT_TICKS_MIN: i64 = 2;
 /// Round trips after a retransmission timeout during which slow start may still hold the
 /// sender near the one-segment loss window (RFC 5681 §3.1).
 const LOSS_WINDOW_RTTS: i64 = 2;
@@ -168,6 +172,8 @@ pub struct LimitTracker {
 /// waits for its retransmission timer.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Pauses {
+    /// Idle time in gaps of at least [`MIN_PAUSE_NS`], whatever ended them.
+    pub idle_ns: i64,
     pub count: u32,
     pub first_from: i64,
     pub last_to: i64,
@@ -250,9 +256,11 @@ impl WindowTime {
 
 /// How far a flight rebuilt away from the sender may fall short of the one it had: a
 /// timestamp tick of ACKs (the window's share of a round trip a tick is), and two segments
-/// besides.
+/// besides. Not the tick on a round trip of under [`REBUILT_TICKS_MIN`] ticks (a LAN's, a
+/// data centre's): there it would be most of the window, and every flight would read full.
 fn rebuilt_slack(w: u64, mss: u64, srtt_ns: Option<i64>) -> u64 {
-    ESTIMATE_SLACK_SEGMENTS * mss + srtt_ns.map_or(0, |r| w * TS_TICK_NS as u64 / r.max(1) as u64)
+    let ticks = srtt_ns.filter(|&r| r >= REBUILT_TICKS_MIN * TS_TICK_NS);
+    ESTIMATE_SLACK_SEGMENTS * mss + ticks.map_or(0, |r| w * TS_TICK_NS as u64 / r as u64)
 }
 
 /// A window whose scale was inferred is a lower bound fitted to the flight: the smallest
@@ -630,6 +638,9 @@ impl LimitTracker {
             self.unseen_loss_from = Some(from);
             return;
         }
+        if to - from >= MIN_PAUSE_NS {
+            self.pauses.idle_ns += to - from;
+        }
         if to - from < MIN_PAUSE_NS || self.peer_data_ns >= from || !self.pause_after_tail {
             return;
         }
@@ -896,35 +907,31 @@ mod tests {
         flight_leaving(room, lag_ms, inferred, 400_000_000)
     }
 
-    /// A flight leaving `room` bytes of a 1 MB window, flat for `flat_ns`, seen `lag_ms`
-    /// from the sender.
-    fn flight_leaving(room: u64, lag_ms: i64, inferred: bool, flat_ns: i64) -> LimitState {
+    /// A flight of `flight` bytes (not SACKed) under a window of `w`, flat for `flat_ns`,
+    /// seen `lag_ns` from the sender on a round trip of `srtt_ns`.
+    fn flight_in_window(w: u64, flight: u64, lag_ns: i64, srtt_ns: i64, inferred: bool, flat_ns: i64) -> LimitState {
         let mss = 1448u64;
-        let w = 1_000_000u64;
         let mut s = Sender::default();
         (s.started, s.data_segments, s.mss) = (true, 1000, mss as u32);
-        s.set_a2d_hint(lag_ms * 1_000_000);
-        s.rtt.srtt_ns = Some(40_000_000);
-        let mut cwnd = CwndEstimator::default();
-        cwnd.value = w - room;
-        let view = View { in_flight: w - room, unacked: w - room, sacked: 0, rwnd: Some(w) };
-        let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - flat_ns), None, false, s.in_recovery())
-    }
-
-    /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
-    fn flight_against_window(flight: u64, inferred: bool) -> LimitState {
-        let mss = 1448u64;
-        let w = 113_920u64;
-        let mut s = Sender::default();
-        (s.started, s.data_segments, s.mss) = (true, 1000, mss as u32);
-        s.set_a2d_hint(40_000_000);
-        s.rtt.srtt_ns = Some(42_000_000);
+        s.set_a2d_hint(lag_ns);
+        s.rtt.srtt_ns = Some(srtt_ns);
         let mut cwnd = CwndEstimator::default();
         cwnd.value = flight;
         let view = View { in_flight: flight, unacked: flight, sacked: 0, rwnd: Some(w) };
         let ts = 1_000_000_000;
-        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - 40_000_000), None, false, s.in_recovery())
+        LimitTracker::decide(&s, &view, &cwnd, Window { bytes: Some(w), inferred, peak: 0 }, ts, &flat_since(ts, ts - flat_ns), None, false, s.in_recovery())
+    }
+
+    /// A flight leaving `room` bytes of a 1 MB window, flat for `flat_ns`, seen `lag_ms`
+    /// from the sender on a 40 ms round trip.
+    fn flight_leaving(room: u64, lag_ms: i64, inferred: bool, flat_ns: i64) -> LimitState {
+        let w = 1_000_000u64;
+        flight_in_window(w, w - room, lag_ms * 1_000_000, 40_000_000, inferred, flat_ns)
+    }
+
+    /// A flight of `flight` bytes against a 113,920 B window, seen 40 ms from the sender.
+    fn flight_against_window(flight: u64, inferred: bool) -> LimitState {
+        flight_in_window(113_920, flight, 40_000_000, 42_000_000, inferred, 40_000_000)
     }
 
     #[test]
@@ -1102,6 +1109,16 @@ mod tests {
         assert_eq!(rising_flight_leaving(4 * 1448, 0), LimitState::Cwnd);
         assert_eq!(rising_flight_leaving(4 * 1448, 40), LimitState::Rwnd);
         assert_eq!(rising_flight_leaving(40_000, 40), LimitState::Cwnd);
+    }
+
+    #[test]
+    fn on_a_sub_millisecond_path_a_tick_of_acks_is_no_slack() {
+        // 50 kB under a 1.14 MB window, the receiver 5 ms from the sender (a host queue) on
+        // a 0.78 ms round trip: a tick of ACKs would be 1.46 MB, more than the window. Two
+        // segments short of it is full there too.
+        let (w, lag, srtt) = (1_142_784u64, 5_000_000, 780_000);
+        assert_eq!(flight_in_window(w, 50_000, lag, srtt, false, 0), LimitState::Cwnd);
+        assert_eq!(flight_in_window(w, w - 1448, lag, srtt, false, 0), LimitState::Rwnd);
     }
 
     #[test]

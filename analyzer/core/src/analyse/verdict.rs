@@ -538,7 +538,14 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         && fs.handshake.rtt_ns().is_none()
         && s.delivery.capacity_from_pairs(CAPACITY_PERCENTILE, vantage == Vantage::ReceiverSide)
         && share(LimitState::Cwnd) + share(LimitState::Sndbuf) >= CWND_HELD;
-    let link_full = link_busy.map_or(queue_full, |b| b >= FULL_LINK && (queue_signs || window_held || flat_on_timed_link));
+    // Without a measured capacity, a queue says the link was full while the flow sent —
+    // not over a transfer spent mostly in pauses with nothing outstanding (a writer's
+    // bursts queue at the bottleneck, then the link idles between them). Gaps under a
+    // millisecond are no such pause: past a shaper whose queue the capture point does not
+    // see, each segment is acknowledged before the next leaves it, and a full link shows
+    // nothing outstanding most of the time.
+    let busy_mostly = lim.pauses.idle_ns < lim.busy_ns();
+    let link_full = link_busy.map_or(queue_full && busy_mostly, |b| b >= FULL_LINK && (queue_signs || window_held || flat_on_timed_link));
     // On a full link a flat flight is the path's pace, not the buffer's: a larger buffer
     // would only lengthen the queue (BBR's flight, held at twice its estimate of the path's
     // BDP, looks the same). Its time is the congestion window's, in the shares shown too.

@@ -432,6 +432,49 @@ fn a_writer_whose_every_chunk_is_delivered_before_the_next_is_application_limite
     assert!(v.findings.iter().any(|f| f.id == FindingId::LossLimited), "{:?}", v.findings);
 }
 
+/// Six writes from A, each five full segments sent together over a 40 ms path and
+/// acknowledged 100 ms later (a 60 ms queue at the bottleneck), the next 250 ms after the
+/// last: no capacity measured (one ACK a burst), the smoothed RTT 1.8× its floor, nothing
+/// outstanding more than half the time.
+fn queued_bursts_then_idle() -> FlowVerdict {
+    let mut t = Trace::new();
+    t.handshake(40_000, 100, Some(7));
+    let (mut at, mut top) = (41_000, 1);
+    for _ in 0..6 {
+        for k in 0..5 {
+            t.seg(at + k as i64 * 10, A).data(top + k * MSS, MSS).send();
+        }
+        top += 5 * MSS;
+        t.seg(at + 100_000, B).rel_ack(top).send();
+        at += 250_000;
+    }
+    t.verdict()
+}
+
+#[test]
+fn bursts_that_queue_then_leave_the_link_idle_did_not_fill_it() {
+    let v = queued_bursts_then_idle();
+    assert_eq!(v.findings[0].id, FindingId::AppSlowWriter, "{:?}", v.findings);
+    assert!(v.findings.iter().all(|f| f.id != FindingId::BandwidthLimited), "{:?}", v.findings);
+}
+
+#[test]
+fn segments_each_acknowledged_before_the_next_leaves_a_shaper_still_fill_it() {
+    // Past a shaper on A's host: a two-segment GSO packet every 30 µs (its rate), each
+    // acknowledged 5 µs later, the handshake's round trip 2 µs. Nothing is outstanding
+    // five sixths of the time, in 25 µs gaps: no pause, and the queue (RTT 2.5× its floor)
+    // fills the link.
+    let mut t = Trace::new();
+    t.handshake(2, 2, Some(7));
+    for k in 0..2_000u32 {
+        let at = 100 + k as i64 * 30;
+        t.seg(at, A).data(1 + 2 * k * MSS, 2 * MSS).send();
+        t.seg(at + 5, B).rel_ack(1 + 2 * (k + 1) * MSS).send();
+    }
+    let v = t.verdict();
+    assert_eq!(v.findings[0].id, FindingId::BandwidthLimited, "{:?}", v.findings);
+}
+
 /// Six bursts from A over a 40 ms path, each five segments and a 700 B tail, acknowledged
 /// 40 ms later and followed 50 ms after that by the next. With `asked`, B sends a 100 B
 /// request just before each burst (a server answering); without, A writes on its own clock.
