@@ -162,6 +162,8 @@ PHRASES = [
      [("UNSCALED_CAP_NEAR", lambda x: f"{int(x):,}")]),
     # findings.md is generated from catalogue/findings.toml, whose doc text states them too.
     ("findings.md", "it resumed after new data from its peer (a request) at least {0} times", [("APP_ANSWERS", word)]),
+    ("findings.md", "Named when the receiver's window reached at least {0} B, half that cap",
+     [("UNSCALED_CAP_NEAR", lambda x: f"{int(x):,}")]),
     ("findings.md", "nothing outstanding for {0} ms or more, no request from the peer) at least {1}, idle at least {2} % of the transfer and never more than {3} of it without a pause",
      [("MIN_PAUSE_NS", ms), ("APP_PAUSES", twice), ("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
 ]

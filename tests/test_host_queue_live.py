@@ -27,6 +27,8 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip") or n
                                 reason="needs root, iproute2 and tcpdump")
 
 RATE_MBIT = 50
+# The shaper counts whole 1,514 B frames; TCP's payload is 1,448 B of each.
+PAYLOAD_SHARE = 1448 / 1514
 ADDR = ("10.99.8.1", "10.99.8.2")
 
 
@@ -163,7 +165,7 @@ def test_a_periodic_writer_behind_the_shaper_stays_the_applications(shaped_pair,
     # acknowledged. (The kernel's app-limited flag clears at the first ACK of each burst:
     # 29–93 % of the samples over 24 runs here, too loose a witness.)
     offered_mbit = 65536 * 8 / 20e3
-    assert offered_mbit <= OFFER_ROOM * RATE_MBIT * 1448 / 1514
+    assert offered_mbit <= OFFER_ROOM * RATE_MBIT * PAYLOAD_SHARE
     seconds = (info["t_ns"][-1] - info["t_ns"][0]) / 1e9
     assert info["bytes_acked"][-1] * 8 / seconds / 1e6 >= OFFER_SERVED * offered_mbit
     ids = finding_ids(flow)
@@ -188,7 +190,7 @@ def shaper_full_after_slow_start(info: dict, cc: str, rate_mbit: int) -> bool:
     if end is None or info["t_ns"][-1] <= end:
         return False
     acked = info["bytes_acked"][-1] - info["bytes_acked"][info["t_ns"].index(end)]
-    return acked * 8e3 / (info["t_ns"][-1] - end) >= FULL_LINK * rate_mbit * 1448 / 1514
+    return acked * 8e3 / (info["t_ns"][-1] - end) >= FULL_LINK * rate_mbit * PAYLOAD_SHARE
 
 
 def test_a_sender_losing_in_its_own_qdisc_is_loss_limited(small_qdisc_pair, tmp_path) -> None:
