@@ -21,14 +21,12 @@ import pytest
 
 from conftest import ROOT, tcpdiag_exe, veth_pair
 from samples.generate.label import FULL_LINK, OFFER_ROOM, OFFER_SERVED, first_slow_start_end
-from samples.generate.veth import ns_cmd
+from samples.generate.veth import PAYLOAD_SHARE, ns_cmd
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("tcpdump"),
                                 reason="needs root, iproute2 and tcpdump")
 
 RATE_MBIT = 50
-# The shaper counts whole 1,514 B frames; TCP's payload is 1,448 B of each.
-PAYLOAD_SHARE = 1448 / 1514
 ADDR = ("10.99.8.1", "10.99.8.2")
 
 

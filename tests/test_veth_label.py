@@ -30,7 +30,7 @@ def test_the_receive_window_decides_first_and_bbrs_full_window_counts_as_its_chr
 
 
 def test_a_full_shaper_is_bandwidth_and_an_emptier_one_that_lost_is_loss() -> None:
-    full = veth.label(SPEC, columns(acked_mbit=0.9 * 100 * MSS / 1514))
+    full = veth.label(SPEC, columns(acked_mbit=0.9 * 100 * veth.PAYLOAD_SHARE))
     assert (full["family"], full["clear"]) == ("bandwidth", True)
     assert veth.label(SPEC, columns(acked_mbit=40, retrans=30))["family"] == "loss"
     assert veth.label(SPEC, columns(acked_mbit=40))["family"] == "none"
@@ -52,14 +52,14 @@ def test_a_reader_that_leaves_the_window_unread_below_a_full_link_is_the_windows
     rx = {"tcp_info": {"inq": [0, 40_000, 60_000, 60_000, 0], "rcv_wnd": [60_000, 40_000, 20_000, 0, 60_000]}}
     assert veth.label(SPEC, columns(acked_mbit=30), rx)["family"] == "rwnd"
     # At a full link the shaper, not the reader, set the pace.
-    assert veth.label(SPEC, columns(acked_mbit=0.9 * 100 * MSS / 1514), rx)["family"] == "bandwidth"
+    assert veth.label(SPEC, columns(acked_mbit=0.9 * 100 * veth.PAYLOAD_SHARE), rx)["family"] == "bandwidth"
 
 
 def test_a_periodic_writer_whose_load_was_carried_is_the_applications() -> None:
     # Offered 40 % of the shaper, 39 % carried: the application's pace, though the kernel's
     # flag (cleared at each burst's first ACK) was up on few samples.
     spec = {"rate_mbit": 100, "offered": 0.4}
-    lab = veth.label(spec, columns(app=0.2, acked_mbit=0.39 * 100 * MSS / 1514))
+    lab = veth.label(spec, columns(app=0.2, acked_mbit=0.39 * 100 * veth.PAYLOAD_SHARE))
     assert (lab["family"], lab["clear"]) == ("app", True)
     # Half of it carried: something else held it.
-    assert veth.label(spec, columns(app=0.2, acked_mbit=0.2 * 100 * MSS / 1514, retrans=5))["family"] == "loss"
+    assert veth.label(spec, columns(app=0.2, acked_mbit=0.2 * 100 * veth.PAYLOAD_SHARE, retrans=5))["family"] == "loss"

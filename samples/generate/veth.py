@@ -34,6 +34,8 @@ NS = ("tdveth-snd", "tdveth-rcv")
 DEV = ("tdveth0", "tdveth1")
 ADDR = ("10.56.0.1", "10.56.0.2")
 SECONDS = 3.0
+# The shaper counts whole 1,514 B frames; TCP's payload is 1,448 B of each.
+PAYLOAD_SHARE = 1448 / 1514
 
 RATES_MBIT = (10, 20, 50, 100, 200, 400, 800)
 CCS = ("cubic", "reno", "bbr")
@@ -87,7 +89,7 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
         "app": sum(i["delivery_rate_app_limited"][1:-1]) / max(len(i["delivery_rate_app_limited"]) - 2, 1),
     }
     seconds = (i["t_ns"][-1] - i["t_ns"][0]) / 1e9
-    payload_rate = spec["rate_mbit"] * 1e6 * 1448 / 1514
+    payload_rate = spec["rate_mbit"] * 1e6 * PAYLOAD_SHARE
     carried = (i["bytes_acked"][-1] - i["bytes_acked"][0]) * 8 / seconds / payload_rate
     if rx and carried < FULL_LINK:
         r = rx["tcp_info"]
