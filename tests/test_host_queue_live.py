@@ -13,13 +13,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, tcpdiag_exe, veth_pair
+from samples.generate.capture import Capture
 from samples.generate.label import FULL_LINK, OFFER_ROOM, OFFER_SERVED, first_slow_start_end
 from samples.generate.veth import PAYLOAD_SHARE, ns_cmd
 
@@ -99,21 +99,18 @@ def run_behind_shaper(pair, tmp_path, sender_args: list[str], receiver_args: lis
     (ns_s, ns_r), (dev_s, _) = pair
     pcap, tx = tmp_path / "sender.pcap", tmp_path / "tx.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cap = subprocess.Popen(ns_cmd(ns_s, "tcpdump", "-i", dev_s, "-s", "128", "-U", "-w", str(pcap),
-                                 "--time-stamp-precision", "nano", "tcp"), stderr=subprocess.PIPE)
+    cap = Capture(ns_s, dev_s, str(pcap))  # immediate mode: the file holds the transfer's end
     rx = subprocess.Popen(endpoint(ns_r, "receiver", tmp_path / "rx.json", *receiver_args), cwd=ROOT, env=env,
                           stdout=subprocess.PIPE, text=True)
     try:
         assert rx.stdout.readline().strip() == "ready"
-        time.sleep(1.0)  # tcpdump running before the SYN
         subprocess.run(endpoint(ns_s, "sender", tx, *sender_args), cwd=ROOT, env=env, check=True, timeout=60,
                        capture_output=True)
         rx.wait(timeout=60)
-        time.sleep(0.5)
+        cap.stop()
     finally:
         rx.kill()
-        cap.terminate()
-        cap.wait(timeout=10)
+        cap.kill()
     info = json.loads(tx.read_text())["tcp_info"]
     out = subprocess.run([*tcpdiag_exe(), "analyze", "--json", str(pcap)], capture_output=True, text=True, check=True)
     return info, json.loads(out.stdout)["flows"][0]

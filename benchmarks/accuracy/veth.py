@@ -33,10 +33,15 @@ VANTAGES = ("sender", "receiver")
 def score(root: str) -> dict:
     exe = engine.tcpdiag_exe()
     runs = sorted((d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "truth.json"))), key=int)
-    cases = []
+    cases, stale = [], []
     for name in runs:
         with open(os.path.join(root, name, "truth.json")) as f:
             truth = json.load(f)
+        # Runs made before their captures were stopped whole (no tcpdump statistics) may miss
+        # the transfer's last second: not scored.
+        if "tcpdump" not in truth:
+            stale.append(int(name))
+            continue
         # Labelled now, by today's rules (truth.json keeps the label of the day it was made).
         ends = []
         for side in ("tx", "rx"):
@@ -56,7 +61,7 @@ def score(root: str) -> dict:
         clear = [c for c in mine if c["clear"]]
         summary[vantage] = {"right": sum(c["right"] for c in mine), "runs": len(mine),
                             "clear_right": sum(c["right"] for c in clear), "clear": len(clear)}
-    return {"engine": engine.engine_version(exe), "summary": summary, "cases": cases}
+    return {"engine": engine.engine_version(exe), "summary": summary, "cases": cases, "stale": stale}
 
 
 def main(argv=None) -> None:
@@ -67,6 +72,8 @@ def main(argv=None) -> None:
     result = score(a.dir)
     for vantage, s in result["summary"].items():
         print(f"{vantage:9} right {s['right']}/{s['runs']}; clear labels {s['clear_right']}/{s['clear']}")
+    if result["stale"]:
+        print(f"not scored: {len(result['stale'])} runs made before captures were stopped whole (regenerate them)")
     for c in result["cases"]:
         if not c["right"]:
             print(f"  wrong: {c['seed']} {c['vantage']}: {c['story']} {c['rate_mbit']} Mbit/s {c['cc']} queue "

@@ -21,12 +21,12 @@ import random
 import shutil
 import subprocess
 import sys
-import time
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 # The label's thresholds are the sweep's (one place: label.py).
 from samples.generate.label import APP_WITH_SNDBUF, CLEAR, FULL_LINK, MIXED, OFFER_ROOM, OFFER_SERVED, SHARE
+from samples.generate.capture import Capture
 from samples.generate.netns import sh
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -150,25 +150,30 @@ def run(spec: dict, out: str) -> dict:
                 sh(*ns_cmd(n, "ethtool", "-K", d, "tso", offload, "gso", offload, "gro", offload), check=False)
         sh(*ns_cmd(NS[0], "tc", "qdisc", "add", "dev", DEV[0], "root", "tbf", "rate", f"{spec['rate_mbit']}mbit",
                    "burst", "32k", "limit", f"{spec['queue_kb']}k"))
-        caps = [subprocess.Popen(ns_cmd(n, "tcpdump", "-i", d, "-s", "128", "-U", "--time-stamp-precision", "nano",
-                                        "-w", os.path.join(out, f"{side}.pcap"), "tcp"), stderr=subprocess.DEVNULL)
-                for n, d, side in zip(NS, DEV, ("sender", "receiver"))]
+        # Capture (capture.py): immediate mode and SIGINT, or the file misses the transfer's end.
+        caps, rx = [], None
         try:
-            time.sleep(1.0)  # both captures running before the SYN
+            for n, d, side in zip(NS, DEV, ("sender", "receiver")):
+                caps.append(Capture(n, d, os.path.join(out, f"{side}.pcap")))
             rx = subprocess.Popen(endpoint(NS[1], "receiver", os.path.join(out, "rx.json"), spec["receiver"]),
                                   cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
             rx.stdout.readline()  # "ready"
             subprocess.run(endpoint(NS[0], "sender", os.path.join(out, "tx.json"), ["--cc", spec["cc"], *spec["sender"]]),
                            cwd=ROOT, env=env, check=True, capture_output=True, timeout=120)
             rx.wait(timeout=120)
-            time.sleep(0.5)
+            stats = {side: c.stop() for side, c in zip(("sender", "receiver"), caps)}
         finally:
+            if rx and rx.poll() is None:
+                rx.kill()
             for c in caps:
-                c.terminate()
-                c.wait(timeout=10)
+                c.kill()
+    lost = {side: st["dropped_by_kernel"] for side, st in stats.items() if st.get("dropped_by_kernel")}
+    if lost:
+        raise RuntimeError(f"tcpdump dropped packets: {lost}")
     with open(os.path.join(out, "tx.json")) as f, open(os.path.join(out, "rx.json")) as g:
         tx, rx = json.load(f), json.load(g)
-    truth = {"spec": spec, "label": label(spec, tx, rx), "sender": tx["local"], "congestion_control": tx["congestion_control"]}
+    truth = {"spec": spec, "label": label(spec, tx, rx), "sender": tx["local"], "congestion_control": tx["congestion_control"],
+             "tcpdump": stats}
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump(truth, f)
     return truth
