@@ -328,9 +328,13 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let chosen = path_rtt(fs, dd, vantage);
     let path = chosen.map(|(p, _)| p);
     let rtt = path.map_or(Value::text("?"), |p| Value::Ms(p.rtt_ms));
-    // The application's share counts its idle time too: of the whole transfer.
+    // The application's share counts its idle time too: of the whole transfer. Only its
+    // pauses (`MIN_PAUSE_NS`): past a shaper the capture point does not see, each segment
+    // is acknowledged before the next leaves it, and a link kept full shows nothing
+    // outstanding between them.
     let idle = state_ns[LimitState::Idle as usize];
-    let app_share = (state_ns[LimitState::App as usize] + idle) as f64 / (busy + idle).max(1) as f64;
+    let paused = lim.pauses.idle_ns.min(idle);
+    let app_share = (state_ns[LimitState::App as usize] + paused) as f64 / (busy + paused).max(1) as f64;
     // The flow's RTT figures are the path's, not the capture point's side of it.
     let ns = |ms: f64| (ms * 1e6) as i64;
     let mut v = FlowVerdict {

@@ -463,7 +463,7 @@ fn segments_each_acknowledged_before_the_next_leaves_a_shaper_still_fill_it() {
     // Past a shaper on A's host: a two-segment GSO packet every 30 µs (its rate), each
     // acknowledged 5 µs later, the handshake's round trip 2 µs. Nothing is outstanding
     // five sixths of the time, in 25 µs gaps: no pause, and the queue (RTT 2.5× its floor)
-    // fills the link.
+    // fills the link. Nor are those gaps the writer's idle time: no application finding.
     let mut t = Trace::new();
     t.handshake(2, 2, Some(7));
     for k in 0..2_000u32 {
@@ -473,6 +473,7 @@ fn segments_each_acknowledged_before_the_next_leaves_a_shaper_still_fill_it() {
     }
     let v = t.verdict();
     assert_eq!(v.findings[0].id, FindingId::BandwidthLimited, "{:?}", v.findings);
+    assert!(v.findings.iter().all(|f| f.id != FindingId::AppSlowWriter), "{:?}", v.findings);
 }
 
 /// Six bursts from A over a 40 ms path, each five segments and a 700 B tail, acknowledged
