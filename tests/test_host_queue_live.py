@@ -177,6 +177,29 @@ def test_a_bulk_sender_behind_a_short_queue_on_its_host_is_not_the_applications(
     assert not [i for i in ids if i.startswith("app_")], (ids, flow["time_line"])
 
 
+TINY_QUEUE_RATE_MBIT = 100
+
+
+@pytest.fixture
+def tiny_queue_pair():
+    # 16 kB of queue at 100 Mbit/s (1.3 ms), TSO on: each GSO packet waits there under a
+    # tick of the sender's timestamps, and reaches the tap as the last one is acknowledged.
+    with veth_behind_tbf("tdht", TINY_QUEUE_RATE_MBIT, "32k", "16k") as pair:
+        yield pair
+
+
+def test_a_small_send_buffer_behind_a_tiny_queue_on_its_host_is_the_links(tiny_queue_pair, tmp_path) -> None:
+    # Reno with SO_SNDBUF 16 KiB: the kernel says the shaper was full and the sender never
+    # short of data; at the tap, between segments nothing is outstanding and TCP "has
+    # nothing to send" (it sits in the qdisc), yet the sender never pauses a millisecond.
+    info, flow = run_behind_shaper(tiny_queue_pair, tmp_path, ["--cc", "reno", "--mode", "pressure",
+                                                               "--sndbuf", "16384"])
+    assert_bulk_filled_the_shaper(info, TINY_QUEUE_RATE_MBIT)
+    ids = finding_ids(flow)
+    assert ids[0] == "bandwidth_limited", (ids, flow["time_line"])
+    assert not [i for i in ids if i.startswith("app_")], (ids, flow["time_line"])
+
+
 def shaper_full_after_slow_start(info: dict, cc: str, rate_mbit: int) -> bool:
     """The sweep label's test (samples/generate/label.py, FULL_LINK), from the sender's
     TCP_INFO: once its first slow start (bbr: STARTUP) ended, the shaper carried at least

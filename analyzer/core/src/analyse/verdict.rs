@@ -334,7 +334,8 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // outstanding between them.
     let idle = state_ns[LimitState::Idle as usize];
     let paused = lim.pauses.idle_ns.min(idle);
-    let app_share = (state_ns[LimitState::App as usize] + paused) as f64 / (busy + paused).max(1) as f64;
+    let app_share_of = |app_ns: i64| (app_ns + paused) as f64 / (busy + paused).max(1) as f64;
+    let mut app_share = app_share_of(state_ns[LimitState::App as usize]);
     // The flow's RTT figures are the path's, not the capture point's side of it.
     let ns = |ms: f64| (ms * 1e6) as i64;
     let mut v = FlowVerdict {
@@ -553,11 +554,27 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // On a full link a flat flight is the path's pace, not the buffer's: a larger buffer
     // would only lengthen the queue (BBR's flight, held at twice its estimate of the path's
     // BDP, looks the same). Its time is the congestion window's, in the shares shown too.
+    // So is the time it had nothing to send, up to the time data was outstanding before
+    // this capture point saw it (`unseen_ns`: in a queue the point does not see, a shaper's
+    // on the sender's host or the bottleneck's), where the sender hardly paused (gaps of
+    // `MIN_PAUSE_NS` with nothing outstanding, whatever ended them, under the
+    // `APP_IDLE_SHARE` of the transfer an application's pace needs) and answered no
+    // requests: what it handed TCP then sat in that queue, which the link drained as fast
+    // as it could. A request loop, or a writer on its own clock, pauses between its bursts;
+    // one whose next write comes before its last is acknowledged waits on its own clock
+    // far longer than its segments wait on the link.
+    let hardly_paused = (lim.pauses.idle_ns as f64) < APP_IDLE_SHARE * transfer as f64 && lim.answers <= 1;
     let mut state_ns = state_ns;
     if link_full {
         for times in [&mut state_ns, &mut v.state_ns] {
             times[LimitState::Cwnd as usize] += std::mem::take(&mut times[LimitState::Sndbuf as usize]);
+            if hardly_paused {
+                let queued = times[LimitState::App as usize].min(lim.unseen_ns);
+                times[LimitState::App as usize] -= queued;
+                times[LimitState::Cwnd as usize] += queued;
+            }
         }
+        app_share = app_share_of(state_ns[LimitState::App as usize]);
     }
     let share = |st: LimitState| state_ns[st as usize] as f64 / busy as f64;
 
