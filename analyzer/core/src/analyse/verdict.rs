@@ -7,7 +7,7 @@ use super::ceiling::{Ceiling, Limit, PathRtt};
 use super::congestion::{CcInference, CongestionControl};
 use super::delivery::DeliveryRate;
 use super::finding::{Finding, Value};
-use super::limit::LimitTracker;
+use super::limit::{LimitTracker, Pauses};
 use super::flow_state::FlowState;
 use super::notes::LimitState;
 use super::units;
@@ -247,6 +247,15 @@ fn steady_stretch_stands(share: f64, span_ns: i64, rtt_ms: Option<f64>) -> bool 
 const APP_PAUSES: u32 = 2;
 const APP_IDLE_SHARE: f64 = 0.1;
 const APP_RUN_SHARE: f64 = 0.5;
+/// Whether the application paced the transfer `[start, end]`: its `pauses`, `paused_ns` of
+/// idle time in them. Gaps shorter than `MIN_PAUSE_NS` count for nothing: past a shaper the
+/// capture point does not see, each segment is acknowledged before the next leaves it.
+fn app_paced(pauses: &Pauses, paused_ns: i64, start: i64, end: i64) -> bool {
+    let transfer = (end - start).max(1) as f64;
+    pauses.count >= APP_PAUSES
+        && paused_ns as f64 >= APP_IDLE_SHARE * transfer
+        && pauses.longest_run_ns(start, end) as f64 <= APP_RUN_SHARE * transfer
+}
 /// Who set an application's pace: its peer's requests when the sender answered new data
 /// from the peer at least `APP_ANSWERS` times and at least as often as it paused with
 /// nothing asked; its own writes when it answered at most once (a download's one request)
@@ -681,9 +690,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         ));
     }
     let pauses = lim.pauses;
-    let app_paced = pauses.count >= APP_PAUSES
-        && idle as f64 >= APP_IDLE_SHARE * transfer as f64
-        && pauses.longest_run_ns(start, end) as f64 <= APP_RUN_SHARE * transfer as f64;
+    let app_paced = app_paced(&pauses, paused, start, end);
     if app_share >= MIN_SHARE || app_paced {
         let answers = lim.answers;
         let (id, mut values) = if answers >= APP_ANSWERS && answers >= pauses.count {
@@ -864,6 +871,19 @@ mod tests {
         // Reno's own sawtooth sits near its figure (1.7× the goodput in the trace tests).
         assert!(losses_could_hold(Some(22.3e6), 14.5e6));
         assert!(losses_could_hold(None, 14.5e6));
+    }
+
+    #[test]
+    fn a_writer_paces_a_transfer_by_its_pauses_not_by_a_shapers_gaps() {
+        const MS: i64 = 1_000_000;
+        // 63 ms: two pauses of 2 ms after a write's tail, at 21 and 42 ms. Its other idle
+        // time, 35 ms in 25 µs gaps between segments each acknowledged before the next
+        // left a shaper, is no pause: 4 ms of pauses is 6 % of the transfer.
+        let p = Pauses { idle_ns: 4 * MS, count: 2, first_from: 21 * MS, last_to: 44 * MS, longest_between_ns: 19 * MS };
+        assert!(!app_paced(&p, 4 * MS, 0, 63 * MS));
+        // The same two pauses at 4 ms each (13 %) pace it.
+        let p = Pauses { idle_ns: 8 * MS, last_to: 46 * MS, longest_between_ns: 17 * MS, ..p };
+        assert!(app_paced(&p, 8 * MS, 0, 63 * MS));
     }
 
     #[test]
