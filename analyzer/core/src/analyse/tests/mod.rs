@@ -98,7 +98,7 @@ impl Trace {
             tunnel_depth: 0,
             in_icmp_error: false,
         };
-        Seg { trace: self, from, at_us, seg, new_ip_id: true }
+        Seg { trace: self, from, at_us, seg, new_ip_id: true, ids_back: 0 }
     }
 
     /// SYN (A, at 0), SYN/ACK (B, after `gap1_us`), ACK (A, `gap2_us` later), both SYNs
@@ -117,6 +117,7 @@ pub struct Seg<'a> {
     at_us: i64,
     seg: TcpSegment,
     new_ip_id: bool,
+    ids_back: u16,
 }
 
 impl Seg<'_> {
@@ -168,6 +169,13 @@ impl Seg<'_> {
         self.new_ip_id = false;
         self
     }
+    /// An IPv4 ID `n` below the previous segment's from this side: a packet sent before the
+    /// last `n` it arrives after.
+    pub fn sent_before(mut self, n: u16) -> Self {
+        self.new_ip_id = false;
+        self.ids_back = n;
+        self
+    }
     fn syn_options(mut self, wscale: Option<u8>) -> Self {
         self.seg.options.mss = Some(1460);
         self.seg.options.wscale = wscale;
@@ -177,11 +185,11 @@ impl Seg<'_> {
 
     /// Hands the segment to the flow; returns the notes of this packet.
     pub fn send(self) -> PacketNotes {
-        let Seg { trace, from, at_us, mut seg, new_ip_id } = self;
+        let Seg { trace, from, at_us, mut seg, new_ip_id, ids_back } = self;
         if new_ip_id {
             trace.ip_id[from] = trace.ip_id[from].wrapping_add(1);
         }
-        seg.ip_id = trace.ip_id[from];
+        seg.ip_id = trace.ip_id[from].wrapping_sub(ids_back);
         trace.frame += 1;
         let ts = 1_700_000_000_000_000_000 + at_us * 1_000;
         let dir = if from == A { Direction::AtoB } else { Direction::BtoA };

@@ -55,6 +55,41 @@ fn an_original_with_an_older_timestamp_arriving_late_is_reordering() {
 }
 
 #[test]
+fn a_late_original_stamped_in_the_highest_ones_tick_is_told_by_its_ip_id() {
+    // At the receiver of an 800 Mbit/s flow: 70 segments leave in one millisecond, all
+    // stamped 10. The fourth overtakes the second and third (two receive queues on the
+    // host); their IPv4 IDs, two and one below the fourth's, say they left just before it.
+    let mut t = Trace::new();
+    t.handshake(100, 40_000, Some(7));
+    t.seg(40_200, A).data(1, MSS).ts(10, 1).send();
+    t.seg(40_215, A).data(1 + 3 * MSS, MSS).ts(10, 1).after_unseen(2).send();
+    for (k, back) in [(1, 2), (2, 1)] {
+        let n = t.seg(40_217 + k as i64, A).data(1 + k * MSS, MSS).ts(10, 1).sent_before(back).send();
+        assert_eq!(n.retrans, RetransKind::None);
+        assert!(n.reorder.is_some(), "late original");
+    }
+}
+
+#[test]
+fn a_resend_overtaken_by_new_data_in_the_same_tick_is_still_a_retransmission() {
+    // The second segment is lost before the receiver. Within the tick, the sender resends
+    // it, then sends the sixth; the sixth arrives first. The resend's ID is one below the
+    // sixth's, but far above the third's, the first segment seen above it: it left a
+    // round trip after that one.
+    let mut t = Trace::new();
+    t.handshake(100, 40_000, Some(7));
+    t.seg(40_200, A).data(1, MSS).ts(10, 1).send();
+    for k in 2..5u32 {
+        let skip = if k == 2 { 1 } else { 0 };
+        t.seg(40_200 + k as i64, A).data(1 + k * MSS, MSS).ts(10, 1).after_unseen(skip).send();
+    }
+    t.seg(40_300, A).data(1 + 5 * MSS, MSS).ts(10, 1).after_unseen(1).send();
+    let n = t.seg(40_301, A).data(1 + MSS, MSS).ts(10, 1).sent_before(1).send();
+    assert_ne!(n.retrans, RetransKind::None);
+    assert!(n.reorder.is_none());
+}
+
+#[test]
 fn one_byte_just_below_what_is_acknowledged_is_a_keepalive() {
     let mut t = four_segments_sent();
     t.seg(81_000, B).rel_ack(1 + 4 * MSS).send();
