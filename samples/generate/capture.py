@@ -11,6 +11,12 @@ SNAPLEN = 128  # headers (IPv6 + 60-byte TCP header = 100) and a little payload
 READY_TIMEOUT_S = 10
 
 
+def whole(stats: dict) -> bool:
+    """Whether a stopped capture wrote every packet its filter took in (`Capture.stop`'s
+    counts): none dropped by the kernel, none left unwritten."""
+    return not stats["dropped_by_kernel"] and stats["captured"] == stats["received_by_filter"]
+
+
 class Capture:
     def __init__(self, ns: str, dev: str, path: str, rt_priority: int = 0):
         self.path = path

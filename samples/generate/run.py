@@ -13,7 +13,7 @@ import tempfile
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from samples.generate import netns, runner, truth
+from samples.generate import capture, netns, runner, truth
 from samples.generate.scenarios import BY_NAME, SCENARIOS, Scenario
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -71,7 +71,7 @@ def honesty_problems(doc: dict) -> list[str]:
         td = cap.get("tcpdump")
         if td is None:  # written by the emulator, not tcpdump
             continue
-        if td["dropped_by_kernel"] or td["captured"] != td["received_by_filter"]:
+        if not capture.whole(td):
             problems.append(f"{side} tcpdump incomplete: {td}")
         if cap["tun_link"]["tx"].get("dropped"):
             problems.append(f"{side} TUN dropped {cap['tun_link']['tx']['dropped']} packets "

@@ -26,7 +26,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 # The label's thresholds are the sweep's (one place: label.py).
 from samples.generate.label import APP_WITH_SNDBUF, CLEAR, FULL_LINK, MIXED, OFFER_ROOM, OFFER_SERVED, SHARE
-from samples.generate.capture import Capture
+from samples.generate.capture import Capture, whole
 from samples.generate.netns import sh
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -167,9 +167,8 @@ def run(spec: dict, out: str) -> dict:
                 rx.kill()
             for c in caps:
                 c.kill()
-    lost = {side: st["dropped_by_kernel"] for side, st in stats.items() if st.get("dropped_by_kernel")}
-    if lost:
-        raise RuntimeError(f"tcpdump dropped packets: {lost}")
+    if not all(whole(st) for st in stats.values()):
+        raise RuntimeError(f"tcpdump incomplete: {stats}")
     with open(os.path.join(out, "tx.json")) as f, open(os.path.join(out, "rx.json")) as g:
         tx, rx = json.load(f), json.load(g)
     truth = {"spec": spec, "label": label(spec, tx, rx), "sender": tx["local"], "congestion_control": tx["congestion_control"],

@@ -251,10 +251,15 @@ const APP_RUN_SHARE: f64 = 0.5;
 /// idle time in them. Gaps shorter than `MIN_PAUSE_NS` count for nothing: past a shaper the
 /// capture point does not see, each segment is acknowledged before the next leaves it.
 fn app_paced(pauses: &Pauses, paused_ns: i64, start: i64, end: i64) -> bool {
-    let transfer = (end - start).max(1) as f64;
+    let transfer = (end - start).max(1);
     pauses.count >= APP_PAUSES
-        && paused_ns as f64 >= APP_IDLE_SHARE * transfer
-        && pauses.longest_run_ns(start, end) as f64 <= APP_RUN_SHARE * transfer
+        && paused_enough(paused_ns, transfer)
+        && pauses.longest_run_ns(start, end) as f64 <= APP_RUN_SHARE * transfer as f64
+}
+/// Whether `paused_ns` in pauses is the `APP_IDLE_SHARE` of a `transfer_ns` long transfer
+/// an application's pace needs.
+fn paused_enough(paused_ns: i64, transfer_ns: i64) -> bool {
+    paused_ns as f64 >= APP_IDLE_SHARE * transfer_ns as f64
 }
 /// Who set an application's pace: its peer's requests when the sender answered new data
 /// from the peer at least `APP_ANSWERS` times and at least as often as it paused with
@@ -572,7 +577,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // as it could. A request loop, or a writer on its own clock, pauses between its bursts;
     // one whose next write comes before its last is acknowledged waits on its own clock
     // far longer than its segments wait on the link.
-    let hardly_paused = (lim.pauses.idle_ns as f64) < APP_IDLE_SHARE * transfer as f64 && lim.answers <= 1;
+    let hardly_paused = !paused_enough(lim.pauses.idle_ns, transfer) && lim.answers <= 1;
     let mut state_ns = state_ns;
     if link_full {
         for times in [&mut state_ns, &mut v.state_ns] {
