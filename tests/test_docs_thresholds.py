@@ -149,6 +149,9 @@ PHRASES = [
      [("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
     ("verdicts.md", "paused at least {0} times, idle at least {1} % of the transfer and never more than {2} of it",
      [("APP_PAUSES", word), ("APP_IDLE_SHARE", pct), ("APP_RUN_SHARE", half)]),
+    ("verdicts.md", "requests and sat in such pauses less than {0} % of the transfer",
+     [("APP_IDLE_SHARE", pct)]),
+    ("engine.md", "decides: at most {0} below the first segment seen above it", [("NEXT_ID_SLACK", times)]),
     # tables.md is generated from emit/schema.rs, whose column text states these too.
     ("tables.md", "the densest cluster of packet-pair rates at {0}× that or more",
      [("PAIR_FLOOR", times)]),
