@@ -6,7 +6,8 @@ every committed sweep run and every readable capture of ../shared/corpus.
 - a ceiling only from an end-to-end RTT; no BDP of 0 B stated for a flow that moved data;
 - no sentence that contradicts its numbers (a window stated as a share of another; "no
   limit state dominated" beside a state that held half the busy time);
-- a secondary finding only with its own evidence above its threshold.
+- a secondary finding only with its own evidence above its threshold;
+- no sentence with a figure the capture could not give ("?"): its clause is left out.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def check(a: tcpdiag.Analysis) -> list[str]:
             if not 0.0 <= f["share"] <= 1.0:
                 bad.append(f"{where}: {f['id']} explains {f['share']:.2f} of the time")
             values = {v["name"]: v["number"] for v in f["values"]}
+            if "?" in f["message"] + f["remedy"]:
+                bad.append(f"{where}: {f['id']} states a figure it does not have ({f['message']})")
             if f["id"] == "sndbuf_limited" and values.get("rwnd") is not None and values["flight"] >= values["rwnd"]:
                 bad.append(f"{where}: a flight said to be below a window it is not under ({f['message']})")
             if f["id"] == "rwnd_slow_reader" and values.get("peak"):

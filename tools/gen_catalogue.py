@@ -104,7 +104,9 @@ def rust(findings: list[dict]) -> str:
 
 def markdown(findings: list[dict]) -> str:
     out = [f"<!-- {HEADER} -->", "# Findings and verdicts", "",
-           "Every finding tcpdiag reports, with its Wireshark-style field name, severity and meaning.", ""]
+           "Every finding tcpdiag reports, with its Wireshark-style field name, severity and meaning. "
+           "In a message, `{name}` is a figure of the finding's evidence, and a clause in `[brackets]` "
+           "is said only when the capture gave every figure in it (an RTT, a capacity).", ""]
     for scope, title in (("flow", "Verdicts (per flow)"), ("packet", "Packet events"),
                          ("pair", "Localisation (tcpdiag compare: one flow in two captures)")):
         out += [f"## {title}", ""]

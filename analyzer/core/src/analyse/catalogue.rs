@@ -185,7 +185,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Receive-window limited {share} of the time: rwnd {rwnd} ÷ RTT {rtt} = {ceiling} ceiling",
+        message: "Receive-window limited {share} of the time[: rwnd {rwnd} ÷ RTT {rtt} = {ceiling} ceiling]",
         remedy: "Let the receiver's autotuning size its buffer (do not set SO_RCVBUF), or raise its maximum (net.ipv4.tcp_rmem)",
     },
     Entry {
@@ -194,7 +194,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Receive window fixed at {rwnd} for the whole transfer → ceiling {ceiling} at {rtt} RTT",
+        message: "Receive window fixed at {rwnd} for the whole transfer[ → ceiling {ceiling} at {rtt} RTT]",
         remedy: "Remove the static SO_RCVBUF so autotuning can grow the window to the path's BDP",
     },
     Entry {
@@ -203,7 +203,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Receive window stopped at {rwnd}, though the receiver's window scale {shift} was chosen for up to {room}: its buffer hit a configured maximum → ceiling {ceiling} at {rtt} RTT",
+        message: "Receive window stopped at {rwnd}, though the receiver's window scale {shift} was chosen for up to {room}: its buffer hit a configured maximum[ → ceiling {ceiling} at {rtt} RTT]",
         remedy: "Raise the receiver's buffer maximum: net.ipv4.tcp_rmem's third value (and net.core.rmem_max) on Linux, the receive autotuning level on Windows (netsh int tcp set global autotuninglevel=normal)",
     },
     Entry {
@@ -212,7 +212,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "protocol",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Window scaling not in effect ({who}): window capped at 65,535 B → ceiling {ceiling} at {rtt} RTT",
+        message: "Window scaling not in effect ({who}): window capped at 65,535 B[ → ceiling {ceiling} at {rtt} RTT]",
         remedy: "Enable window scaling on both hosts (net.ipv4.tcp_window_scaling=1) and check middleboxes that strip the option",
     },
     Entry {
@@ -239,7 +239,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Sender-buffer limited {share} of the time: flight flat at {flight} below rwnd {rwnd}, no loss → ceiling {ceiling}",
+        message: "Sender-buffer limited {share} of the time: flight flat at {flight}[ below rwnd {rwnd}], no loss[ → ceiling {ceiling}]",
         remedy: "Let the sender's autotuning size its buffer (do not set SO_SNDBUF), or raise net.ipv4.tcp_wmem",
     },
     Entry {
@@ -257,7 +257,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "sequence",
         severity: Severity::Note,
         scope: Scope::Flow,
-        message: "Application limited {share} of the time, answering its peer: {answers} bursts of data each sent after a request from the peer, every exchange at least a round trip ({rtt}); pauses with all it sent acknowledged and nothing asked: {pauses}",
+        message: "Application limited {share} of the time, answering its peer: {answers} bursts of data each sent after a request from the peer, every exchange at least a round trip[ ({rtt})]; pauses with all it sent acknowledged and nothing asked: {pauses}",
         remedy: "The sender waits for its peer's requests: pipeline them (several outstanding at once), batch small ones into larger requests, or move more data per response",
     },
     Entry {
@@ -284,7 +284,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries; Mathis estimate {mathis} at {rtt} RTT",
+        message: "Loss limited: {loss} of segments retransmitted in {recoveries} recoveries[; Mathis estimate {mathis} at {rtt} RTT]",
         remedy: "Find where packets are dropped (interface errors, policers, congested links); loss of {loss} caps TCP well below the link rate",
     },
     Entry {
@@ -302,7 +302,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "sequence",
         severity: Severity::Note,
         scope: Scope::Flow,
-        message: "Bandwidth limited: {throughput} through the bottleneck once past slow start (spurious resends included), {busy} of its {capacity}; {flight} in flight, RTT {min_rtt} at best, {rtt} on average",
+        message: "Bandwidth limited: {throughput} through the bottleneck once past slow start (spurious resends included)[, {busy} of its {capacity}][, its capacity not measured but its RTT {inflation}× its floor (a standing queue)]; {flight} in flight[, RTT {min_rtt} at best, {rtt} on average]",
         remedy: "The path is full: more throughput needs more bandwidth; where the RTT grew well above its minimum, the standing queue adds latency (consider BBR or AQM)",
     },
     Entry {

@@ -75,25 +75,51 @@ impl Value {
     }
 }
 
-/// Fills `{name}` placeholders from `values`; an unknown name reads "?".
+/// Fills `{name}` placeholders from `values`. A clause in `[...]` is said only when every
+/// placeholder in it has a value: a figure the capture could not give drops its clause
+/// rather than reading "?". An unknown name outside a clause reads "?".
 pub fn fill(template: &str, values: &[(&'static str, Value)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&fill_plain(&rest[..open], values).0);
+        let Some(close) = rest[open..].find(']') else {
+            rest = &rest[open..];
+            break;
+        };
+        let (clause, complete) = fill_plain(&rest[open + 1..open + close], values);
+        if complete {
+            out.push_str(&clause);
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(&fill_plain(rest, values).0);
+    out
+}
+
+/// `template` filled, and whether every placeholder had a value.
+fn fill_plain(template: &str, values: &[(&'static str, Value)]) -> (String, bool) {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut complete = true;
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let Some(close) = rest[open..].find('}') else {
             out.push_str(&rest[open..]);
-            return out;
+            return (out, complete);
         };
         let name = &rest[open + 1..open + close];
         match values.iter().find(|(k, _)| *k == name) {
             Some((_, v)) => out.push_str(&v.render()),
-            None => out.push('?'),
+            None => {
+                out.push('?');
+                complete = false;
+            }
         }
         rest = &rest[open + close + 1..];
     }
     out.push_str(rest);
-    out
+    (out, complete)
 }
 
 /// A finding: its catalogue entry and the values its sentences are filled from. The
@@ -158,10 +184,20 @@ mod tests {
     }
 
     #[test]
-    fn every_placeholder_of_the_catalogue_is_closed() {
+    fn a_clause_whose_figure_is_unknown_is_left_out() {
+        let t = "Loss limited: {loss}[; Mathis estimate {mathis} at {rtt} RTT]";
+        let known = [("loss", Value::Share(0.02)), ("mathis", Value::Rate(5e6)), ("rtt", Value::Ms(40.0))];
+        assert_eq!(fill(t, &known), "Loss limited: 2.0%; Mathis estimate 5 Mbit/s at 40 ms RTT");
+        assert_eq!(fill(t, &known[..2]), "Loss limited: 2.0%");
+        assert_eq!(fill("a [b {x}] c [d]", &[]), "a  c d");
+    }
+
+    #[test]
+    fn every_placeholder_and_clause_of_the_catalogue_is_closed() {
         for e in super::super::catalogue::ENTRIES.iter() {
             for t in [e.message, e.remedy] {
                 assert_eq!(t.matches('{').count(), t.matches('}').count(), "{}", e.id);
+                assert_eq!(t.matches('[').count(), t.matches(']').count(), "{}", e.id);
             }
         }
     }

@@ -283,6 +283,12 @@ fn reorder_extent_ns(s: &super::sender::Sender) -> i64 {
     s.max_reorder.late_ns.max(proven).max(0)
 }
 
+/// The values a finding's sentences are filled from, less those this capture could not
+/// give: their clause is left out of the sentence (finding.rs `fill`), not shown as "?".
+fn known(values: Vec<(&'static str, Option<Value>)>) -> Vec<(&'static str, Value)> {
+    values.into_iter().filter_map(|(name, v)| v.map(|v| (name, v))).collect()
+}
+
 /// The end-to-end round trip of the data direction, and where it came from: the ACK clock
 /// with the capture point's ACK→data delay added (known from timestamp echoes or the
 /// handshake), the ACK clock alone at the sender, or the handshake. At a receiver or in the
@@ -341,7 +347,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let goodput = s.data_bytes as f64 * 8.0 / secs;
     let chosen = path_rtt(fs, dd, vantage);
     let path = chosen.map(|(p, _)| p);
-    let rtt = path.map_or(Value::text("?"), |p| Value::Ms(p.rtt_ms));
+    let rtt = path.map(|p| Value::Ms(p.rtt_ms));
     // The application's share counts its idle time too: of the whole transfer. Only its
     // pauses (`MIN_PAUSE_NS`): past a shaper the capture point does not see, each segment
     // is acknowledged before the next leaves it, and a link kept full shows nothing
@@ -409,10 +415,10 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     let reader_paced = rwnd_share < MIN_SHARE && rwnd_share + paced_share >= MIN_SHARE;
     let rwnd = fs.rwnd_max[dd];
     let rwnd_ceiling = Ceiling::compute(Limit::Rwnd, Some(rwnd), None, path, goodput, opts.target_bps);
-    let ceiling_value = |c: &Ceiling| c.ceiling_bps.map_or(Value::text("?"), Value::Rate);
+    let ceiling_value = |c: &Ceiling| c.ceiling_bps.map(Value::Rate);
     // The largest window seen, stated as above a flight only where it was: a scale
     // inferred away from the sender is a lower bound the flight may have passed.
-    let rwnd_above = |flight: u64| if rwnd > flight { Value::Bytes(rwnd) } else { Value::text("?") };
+    let rwnd_above = |flight: u64| (rwnd > flight).then_some(Value::Bytes(rwnd));
     if s.zero_windows > 0 && share(LimitState::ZeroWindow) > 0.05 {
         // A closed window is the cause of the rwnd limit around it: rank it above the
         // other window findings; above missing scaling too once it is closed most of
@@ -437,12 +443,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             n => n,
         };
         let frames = vec![first];
-        let mut values = vec![
-            ("rwnd", Value::Bytes(rwnd)),
+        let mut values = known(vec![
+            ("rwnd", Some(Value::Bytes(rwnd))),
             ("rtt", rtt.clone()),
             ("ceiling", ceiling_value(&rwnd_ceiling)),
-            ("share", Value::Share(rwnd_share)),
-        ];
+            ("share", Some(Value::Share(rwnd_share))),
+        ]);
         let wscale_off = summary.wscale_in_effect() == Some(false);
         // Handshake not captured: a window that held the sender at exactly 65,535 B with no
         // flight ever proving a shift is the field's maximum unscaled.
@@ -655,7 +661,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
         let events = s.recoveries.iter().filter(|r| !r.undone()).count().max(1);
         let p_event = (events as f64 / s.data_segments as f64).min(p);
         let mathis_bps = path.map(|r| mss as f64 * 8.0 / (r.rtt_ms / 1e3) * 1.22 / p_event.sqrt());
-        let mathis = mathis_bps.map_or(Value::text("?"), Value::Rate);
+        let mathis = mathis_bps.map(Value::Rate);
         // On a full link the losses are the queue's: no finding of their own. Elsewhere they
         // count when recovery took real time, when they were frequent, or when the
         // congestion window held the sender most of the time below a link it did not fill:
@@ -668,12 +674,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
                 FindingId::LossLimited,
                 loss_share,
                 s.retransmission_log().filter(|r| r.proven as u8 == 0).take(3).map(|r| r.frame).collect(),
-                vec![
-                    ("loss", Value::Share(p)),
-                    ("recoveries", Value::Int(s.recoveries.len() as i64)),
+                known(vec![
+                    ("loss", Some(Value::Share(p))),
+                    ("recoveries", Some(Value::Int(s.recoveries.len() as i64))),
                     ("mathis", mathis),
                     ("rtt", rtt.clone()),
-                ],
+                ]),
             ));
         }
     }
@@ -686,12 +692,12 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             FindingId::SndbufLimited,
             share(LimitState::Sndbuf),
             vec![lim.first_frame[LimitState::Sndbuf as usize]],
-            vec![
-                ("share", Value::Share(share(LimitState::Sndbuf))),
-                ("flight", Value::Bytes(flight)),
+            known(vec![
+                ("share", Some(Value::Share(share(LimitState::Sndbuf)))),
+                ("flight", Some(Value::Bytes(flight))),
                 ("rwnd", rwnd_above(flight)),
                 ("ceiling", ceiling_value(&sndbuf_ceiling)),
-            ],
+            ]),
         ));
     }
     let pauses = lim.pauses;
@@ -699,7 +705,7 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     if app_share >= MIN_SHARE || app_paced {
         let answers = lim.answers;
         let (id, mut values) = if answers >= APP_ANSWERS && answers >= pauses.count {
-            (FindingId::AppRequestResponse, vec![("answers", Value::Int(answers as i64)), ("rtt", rtt.clone())])
+            (FindingId::AppRequestResponse, known(vec![("answers", Some(Value::Int(answers as i64))), ("rtt", rtt.clone())]))
         } else if answers <= 1 || pauses.count >= 2 * answers {
             (FindingId::AppSlowWriter, vec![("rate", Value::Rate(goodput)), ("flight", Value::Bytes(flight))])
         } else {
@@ -721,15 +727,17 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
             FindingId::BandwidthLimited,
             path_share,
             vec![lim.first_frame[LimitState::Cwnd as usize]],
-            vec![
-                ("throughput", Value::Rate(carried_rate)),
-                ("busy", link_busy.map_or(Value::text("?"), Value::Share)),
-                ("capacity", v.capacity_bps.map_or(Value::text("?"), Value::Rate)),
-                ("flight", Value::Bytes(flight)),
+            known(vec![
+                ("throughput", Some(Value::Rate(carried_rate))),
+                ("busy", link_busy.map(Value::Share)),
+                ("capacity", v.capacity_bps.map(Value::Rate)),
+                // Without a capacity, the queue is the evidence the link was full (`link_full`).
+                ("inflation", v.capacity_bps.is_none().then_some(Value::Num(inflation))),
+                ("flight", Some(Value::Bytes(flight))),
                 // The path's floor, not the capture point's side of it (a receiver's ACK delay).
-                ("min_rtt", path.map_or(Value::text("?"), |p| Value::Ms(p.min_rtt_ms))),
+                ("min_rtt", path.map(|p| Value::Ms(p.min_rtt_ms))),
                 ("rtt", rtt.clone()),
-            ],
+            ]),
         ));
     }
     // The congestion window held the sender, and nothing above says why: say so, with
