@@ -6,7 +6,7 @@ from samples.generate import veth
 MSS = 1448
 
 
-def columns(n: int = 10, *, rwnd=0, sndbuf=0, app=0, acked_mbit=0.0, retrans=0, window_full=False) -> dict:
+def columns(n: int = 10, *, rwnd=0, sndbuf=0, app=0, acked_mbit=0.0, retrans=0, dsacks=0, window_full=False) -> dict:
     """n samples 100 ms apart over a busy second: chronos as shares of busy time, the app flag
     on `app` of the n − 2 inner samples, bytes acknowledged at `acked_mbit`."""
     busy = [k * 100_000 for k in range(n)]
@@ -16,7 +16,7 @@ def columns(n: int = 10, *, rwnd=0, sndbuf=0, app=0, acked_mbit=0.0, retrans=0, 
         "t_ns": [k * 100_000_000 for k in range(n)], "busy_time": busy, "rwnd_limited": share(rwnd),
         "sndbuf_limited": share(sndbuf), "delivery_rate_app_limited": flags,
         "bytes_acked": [int(acked_mbit * 1e6 / 8 * k / 10) for k in range(n)],
-        "total_retrans": [retrans] * n, "unacked": [10] * n, "snd_mss": [MSS] * n,
+        "total_retrans": [retrans] * n, "dsack_dups": [dsacks] * n, "unacked": [10] * n, "snd_mss": [MSS] * n,
         "snd_wnd": [5 * MSS if window_full else 1 << 20] * n}}
 
 
@@ -34,6 +34,20 @@ def test_a_full_shaper_is_bandwidth_and_an_emptier_one_that_lost_is_loss() -> No
     assert (full["family"], full["clear"]) == ("bandwidth", True)
     assert veth.label(SPEC, columns(acked_mbit=40, retrans=30))["family"] == "loss"
     assert veth.label(SPEC, columns(acked_mbit=40))["family"] == "none"
+
+
+def test_resends_the_receiver_reported_twice_are_reordering_not_loss() -> None:
+    # The kernel's dsack_dups: DSACKs for 30 of 40 resends, so they were spurious.
+    assert veth.label(SPEC, columns(acked_mbit=40, retrans=40, dsacks=30))["family"] == "reorder"
+    assert veth.label(SPEC, columns(acked_mbit=40, retrans=40, dsacks=10))["family"] == "loss"
+
+
+def test_without_a_shaper_no_link_is_full() -> None:
+    # A veth at the pace of the CPUs: 4 Gbit/s carried is no shaper's rate.
+    unshaped = {"rate_mbit": 0}
+    assert veth.label(unshaped, columns(acked_mbit=4000))["family"] == "none"
+    assert veth.label(unshaped, columns(acked_mbit=4000, app=0.9))["family"] == "app"
+    assert veth.draw(1003)["rate_mbit"] == 0 and all(veth.draw(s)["rate_mbit"] for s in range(veth.UNSHAPED_FROM))
 
 
 def test_a_share_between_the_thresholds_decides_but_is_not_clear() -> None:

@@ -23,6 +23,7 @@ ANSWERS = {
     "app": {"app-limited"},
     "bandwidth": {"bandwidth-limited"},
     "loss": {"loss-limited", "slow-start-overshoot"},
+    "reorder": {"reorder-limited"},
     # Nothing the kernel counts limited it and the link was not full: the congestion
     # window (one still in slow start, or one that says it found no cause) or nothing.
     "none": {"not-limited", "cwnd-limited", "slow-start-limited"},

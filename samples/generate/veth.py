@@ -38,6 +38,11 @@ SECONDS = 3.0
 PAYLOAD_SHARE = 1448 / 1514
 
 RATES_MBIT = (10, 20, 50, 100, 200, 400, 800)
+# Seeds from here may also draw no shaper (rate 0): the veth runs at the pace of the CPUs
+# (a few Gbit/s here), as a transfer on a LAN or loopback does; a paced writer or a slow
+# reader then takes its rate from NOMINAL_MBIT.
+UNSHAPED_FROM = 1000
+NOMINAL_MBIT = 1000
 CCS = ("cubic", "reno", "bbr")
 QUEUE_MS = (0.5, 2, 5, 20, 50)
 STORIES = ("bulk", "bulk", "rcvbuf", "sndbuf", "periodic", "slow_reader")
@@ -48,7 +53,8 @@ BUFFERS = (8192, 16384, 32768, 65536)
 def draw(seed: int) -> dict:
     """One run of the space, fully specified by its seed."""
     rng = random.Random(seed)
-    rate = rng.choice(RATES_MBIT)
+    rate = rng.choice(RATES_MBIT if seed < UNSHAPED_FROM else RATES_MBIT + (0,))
+    base = rate or NOMINAL_MBIT
     spec = {"seed": seed, "rate_mbit": rate, "cc": rng.choice(CCS), "queue_ms": rng.choice(QUEUE_MS),
             "story": rng.choice(STORIES), "tso": rng.choice((True, False)), "sender": [], "receiver": []}
     spec["queue_kb"] = max(16, int(rate * 1e6 / 8 * spec["queue_ms"] / 1e3 / 1024))
@@ -59,10 +65,10 @@ def draw(seed: int) -> dict:
     elif spec["story"] == "periodic":
         load, period = rng.uniform(0.2, 0.7), rng.choice((5, 10, 20))
         spec["offered"] = load
-        spec["sender"] = ["--mode", "periodic", "--chunk", str(int(rate * 1e6 / 8 * load * period / 1e3)),
+        spec["sender"] = ["--mode", "periodic", "--chunk", str(int(base * 1e6 / 8 * load * period / 1e3)),
                           "--period-ms", str(period)]
     elif spec["story"] == "slow_reader":
-        spec["receiver"] = ["--read-rate-mbit", f"{rate * rng.uniform(0.2, 0.6):.1f}", "--slow-for", str(SECONDS)]
+        spec["receiver"] = ["--read-rate-mbit", f"{base * rng.uniform(0.2, 0.6):.1f}", "--slow-for", str(SECONDS)]
     if spec["story"] != "periodic":
         spec["sender"] = ["--mode", "pressure", *spec["sender"]]
     return spec
@@ -76,8 +82,10 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
     chrono), app (the share of samples flagged delivery_rate_app_limited) each if ≥ 0.5, in
     that order, or app for a periodic writer that offered ≤ 0.8 of the shaper's rate and
     had ≥ 90 % of it acknowledged (the flag clears at each burst's first ACK; clear with
-    sndbuf < 0.2); else bandwidth if the shaper carried ≥ 85 % of its rate; else loss if
-    anything was resent. Clear when the deciding share is ≥ 0.65 (bandwidth and loss: every
+    sndbuf < 0.2); else bandwidth if the shaper carried ≥ 85 % of its rate (never without
+    one: the CPUs set the pace then, no link); else reorder if the receiver sent DSACKs for at
+    least half the resends (the kernel's dsack_dups: they were spurious); else loss if
+    anything was resent. Clear when the deciding share is ≥ 0.65 (bandwidth, reorder and loss: every
     other share ≤ 0.35). The sweep's rules (label.py), less what needs the emulator's log."""
     i = tx["tcp_info"]
     busy = max(i["busy_time"][-1] - i["busy_time"][0], 1)
@@ -89,9 +97,11 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
         "app": sum(i["delivery_rate_app_limited"][1:-1]) / max(len(i["delivery_rate_app_limited"]) - 2, 1),
     }
     seconds = (i["t_ns"][-1] - i["t_ns"][0]) / 1e9
-    payload_rate = spec["rate_mbit"] * 1e6 * PAYLOAD_SHARE
+    shaped = spec["rate_mbit"] > 0
+    payload_rate = (spec["rate_mbit"] or NOMINAL_MBIT) * 1e6 * PAYLOAD_SHARE
+    # Of the shaper's rate; unshaped, of the nominal rate a paced writer's offer is a share of.
     carried = (i["bytes_acked"][-1] - i["bytes_acked"][0]) * 8 / seconds / payload_rate
-    if rx and carried < FULL_LINK:
+    if rx and (not shaped or carried < FULL_LINK):
         r = rx["tcp_info"]
         backlog = sum(q > 2 * 1448 and q >= w for q, w in zip(r["inq"], r["rcv_wnd"]))
         shares["rwnd"] = max(shares["rwnd"], backlog / max(len(r["inq"]), 1))
@@ -102,7 +112,9 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
     elif family:
         clear = shares[family] >= CLEAR
     else:
-        family = "bandwidth" if carried >= FULL_LINK else "loss" if i["total_retrans"][-1] else "none"
+        resent, dsacks = i["total_retrans"][-1], i["dsack_dups"][-1]
+        family = ("bandwidth" if shaped and carried >= FULL_LINK else "reorder" if resent and 2 * dsacks >= resent
+                  else "loss" if resent else "none")
         clear = family != "none" and max(shares.values()) <= MIXED
     return {"family": family, "clear": clear, "shares": shares, "carried": carried, "retrans": i["total_retrans"][-1]}
 
@@ -148,8 +160,9 @@ def run(spec: dict, out: str) -> dict:
         if shutil.which("ethtool"):
             for n, d in zip(NS, DEV):
                 sh(*ns_cmd(n, "ethtool", "-K", d, "tso", offload, "gso", offload, "gro", offload), check=False)
-        sh(*ns_cmd(NS[0], "tc", "qdisc", "add", "dev", DEV[0], "root", "tbf", "rate", f"{spec['rate_mbit']}mbit",
-                   "burst", "32k", "limit", f"{spec['queue_kb']}k"))
+        if spec["rate_mbit"]:
+            sh(*ns_cmd(NS[0], "tc", "qdisc", "add", "dev", DEV[0], "root", "tbf", "rate", f"{spec['rate_mbit']}mbit",
+                       "burst", "32k", "limit", f"{spec['queue_kb']}k"))
         # Capture (capture.py): immediate mode and SIGINT, or the file misses the transfer's end.
         caps, rx = [], None
         try:
