@@ -568,22 +568,23 @@ pub fn judge(fs: &FlowState, summary: &FlowSummary, opts: JudgeOptions) -> FlowV
     // bursts queue at the bottleneck, then the link idles between them). Gaps under a
     // millisecond are no such pause: past a shaper whose queue the capture point does not
     // see, each segment is acknowledged before the next leaves it, and a full link shows
-    // nothing outstanding most of the time.
-    let busy_mostly = lim.pauses.idle_ns < lim.busy_ns();
+    // nothing outstanding most of the time. (`paused`: the pauses' idle time, as every rule
+    // here reads it.)
+    let busy_mostly = paused < lim.busy_ns();
     let link_full = link_busy.map_or(queue_full && busy_mostly, |b| b >= FULL_LINK && (queue_signs || window_held || flat_on_timed_link));
     // On a full link a flat flight is the path's pace, not the buffer's: a larger buffer
     // would only lengthen the queue (BBR's flight, held at twice its estimate of the path's
     // BDP, looks the same). Its time is the congestion window's, in the shares shown too.
     // So is the time it had nothing to send, up to the time data was outstanding before
     // this capture point saw it (`unseen_ns`: in a queue the point does not see, a shaper's
-    // on the sender's host or the bottleneck's), where the sender hardly paused (gaps of
-    // `MIN_PAUSE_NS` with nothing outstanding, whatever ended them, under the
+    // on the sender's host or the bottleneck's), where the sender hardly paused (`paused`,
+    // the idle time in gaps of `MIN_PAUSE_NS` that the application's share counts, under the
     // `APP_IDLE_SHARE` of the transfer an application's pace needs) and answered no
     // requests: what it handed TCP then sat in that queue, which the link drained as fast
     // as it could. A request loop, or a writer on its own clock, pauses between its bursts;
     // one whose next write comes before its last is acknowledged waits on its own clock
     // far longer than its segments wait on the link.
-    let hardly_paused = !paused_enough(lim.pauses.idle_ns, transfer) && lim.answers <= 1;
+    let hardly_paused = !paused_enough(paused, transfer) && lim.answers <= 1;
     let mut state_ns = state_ns;
     if link_full {
         for times in [&mut state_ns, &mut v.state_ns] {
