@@ -33,6 +33,8 @@ def check(a: tcpdiag.Analysis) -> list[str]:
         s = row["stream"]
         where = f"flow {s}"
         shares = [row[k] for k in SHARES]
+        if "?" in row["transfer_line"]:
+            bad.append(f"{where}: a transfer line with a figure it does not have ({row['transfer_line']})")
         if any(not 0.0 <= x <= 1.0 for x in shares):
             bad.append(f"{where}: a share outside [0, 1]: {shares}")
         if sum(shares) > 1.0 + 1e-6:

@@ -75,15 +75,19 @@ impl FlowVerdict {
     }
 
     /// "12.3 MB in 3.1 s = 31.7 Mbit/s goodput; RTT min 40 ms / avg 42 ms; 9 retransmissions"
+    /// ("no RTT measured" where no segment was timed: no "?" for a figure not had).
     pub fn transfer_line(&self) -> String {
-        let rtt = |x: Option<i64>| x.map_or("?".to_string(), |n| units::ms(n as f64 / 1e6));
+        let ms = |n: i64| units::ms(n as f64 / 1e6);
+        let rtt = match (self.min_rtt_ns, self.mean_rtt_ns) {
+            (Some(min), Some(avg)) => format!("RTT min {} / avg {}", ms(min), ms(avg)),
+            (Some(min), None) => format!("RTT min {}", ms(min)),
+            _ => "no RTT measured".to_string(),
+        };
         format!(
-            "{} in {} = {} goodput; RTT min {} / avg {}; {} retransmissions",
+            "{} in {} = {} goodput; {rtt}; {} retransmissions",
             units::size(self.data_bytes as f64),
             units::seconds(self.duration_s),
             units::rate(self.goodput_bps),
-            rtt(self.min_rtt_ns),
-            rtt(self.mean_rtt_ns),
             units::grouped(self.retrans_segments as i64)
         )
     }
