@@ -219,9 +219,14 @@ def evidence(run: dict, start: int, end: int) -> dict:
     }
 
 
+def mostly_dsacked(dsack_dups: int, total_retrans: int) -> bool:
+    """The receiver reported DSACKs for at least half the resends: they were spurious."""
+    return dsack_dups > 0 and 2 * dsack_dups >= total_retrans
+
+
 def _cwnd_reason(e: dict) -> tuple[str | None, str]:
     full = e["link_busy_share_after_slow_start"] >= FULL_LINK
-    if e["dsack_dups"] and e["dsack_dups"] >= e["total_retrans"] / 2 and e["emulator_reordered"] \
+    if mostly_dsacked(e["dsack_dups"], e["total_retrans"]) and e["emulator_reordered"] \
             and e["retransmissions_spurious"] > e["retransmissions_necessary"] and not full:
         return "reorder-limited", "DSACKs for >= half the retransmissions, the emulator " \
             "confirms they resent bytes it had forwarded, link not full"

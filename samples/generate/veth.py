@@ -25,7 +25,8 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 # The label's thresholds are the sweep's (one place: label.py).
-from samples.generate.label import APP_WITH_SNDBUF, CLEAR, FULL_LINK, MIXED, OFFER_ROOM, OFFER_SERVED, SHARE
+from samples.generate.label import (APP_WITH_SNDBUF, CLEAR, FULL_LINK, MIXED, OFFER_ROOM, OFFER_SERVED, SHARE,
+                                    mostly_dsacked)
 from samples.generate.capture import Capture, whole
 from samples.generate.netns import sh
 
@@ -112,8 +113,9 @@ def label(spec: dict, tx: dict, rx: dict | None = None) -> dict:
     elif family:
         clear = shares[family] >= CLEAR
     else:
-        resent, dsacks = i["total_retrans"][-1], i["dsack_dups"][-1]
-        family = ("bandwidth" if shaped and carried >= FULL_LINK else "reorder" if resent and 2 * dsacks >= resent
+        resent = i["total_retrans"][-1]
+        spurious = resent and mostly_dsacked(i["dsack_dups"][-1], resent)
+        family = ("bandwidth" if shaped and carried >= FULL_LINK else "reorder" if spurious
                   else "loss" if resent else "none")
         clear = family != "none" and max(shares.values()) <= MIXED
     return {"family": family, "clear": clear, "shares": shares, "carried": carried, "retrans": i["total_retrans"][-1]}
