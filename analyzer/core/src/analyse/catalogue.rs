@@ -239,7 +239,7 @@ pub static ENTRIES: [Entry; 47] = [
         group: "sequence",
         severity: Severity::Warn,
         scope: Scope::Flow,
-        message: "Sender-buffer limited {share} of the time: flight flat at {flight}[ below rwnd {rwnd}], no loss[ → ceiling {ceiling}]",
+        message: "Sender-buffer limited {share} of the time: flight flat at {flight}[ below rwnd {rwnd}], not held there by a loss[ → ceiling {ceiling}]",
         remedy: "Let the sender's autotuning size its buffer (do not set SO_SNDBUF), or raise net.ipv4.tcp_wmem",
     },
     Entry {

@@ -344,7 +344,8 @@ impl FlowState {
                 None => {}
             }
             if self.cwnd[dd].confidence == CwndConfidence::Estimate && before != CwndConfidence::None {
-                self.limits[dd].on_flight_sample(self.cwnd[dd].value, notes.unacked, ts, self.senders[dd].rtt.srtt_ns, self.senders[dd].mss.max(536) as u64);
+                let recovering = self.senders[dd].in_recovery_as_seen(ts);
+                self.limits[dd].on_flight_sample(self.cwnd[dd].value, notes.unacked, recovering, ts, self.senders[dd].rtt.srtt_ns, self.senders[dd].mss.max(536) as u64);
             }
         }
         // cwnd is never below what is in flight; in recovery PRR (RFC 6937) keeps it at

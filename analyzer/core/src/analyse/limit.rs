@@ -411,8 +411,12 @@ impl LimitTracker {
     /// Feeds a fresh sample for plateau detection: the cwnd estimate `flight` and the bytes
     /// not yet cumulatively acknowledged. The send buffer holds those, SACKed ones too, so
     /// the higher of the two must stay in the band; the flight must stop growing (SACKed
-    /// bytes come and go with reordering).
-    pub fn on_flight_sample(&mut self, flight: u64, unacked: u64, ts: i64, srtt: Option<i64>, mss: u64) {
+    /// bytes come and go with reordering). In a loss recovery (`recovering`) the bytes
+    /// outstanding rising past the band with the flight fallen below it show no growth: a
+    /// full send buffer keeps new data back while SACKs drain the flight, and Linux merges
+    /// the SACKed segments (tcp_shift_skb_data), freeing room in it. A congestion window
+    /// keeps the flight up and sends past the level instead.
+    pub fn on_flight_sample(&mut self, flight: u64, unacked: u64, recovering: bool, ts: i64, srtt: Option<i64>, mss: u64) {
         let level = flight.max(unacked);
         let lo = self.flat_level as f64 * (1.0 - FLAT_BAND);
         let hi = self.flat_level as f64 * (1.0 + FLAT_BAND);
@@ -429,7 +433,7 @@ impl LimitTracker {
             }
         }
         if self.flat_level == 0 || f < lo || f > hi {
-            self.end_stretch(self.flat_level > 0 && f > hi, ts, srtt, mss);
+            self.end_stretch(self.flat_level > 0 && f > hi && !(recovering && (flight as f64) < lo), ts, srtt, mss);
             // A level that stayed low began when the flight first fell.
             let start = if f < lo { self.dip_since.unwrap_or(ts) } else { ts };
             self.dip_since = None;
@@ -944,7 +948,7 @@ mod tests {
         for k in 0..80i64 {
             let hole = k % 16 == 8;
             let (level, flight) = if hole { (760_000, 640_000) } else { (700_000, 700_000) };
-            lim.on_flight_sample(flight, level, k * rtt / 4, Some(rtt), 1448);
+            lim.on_flight_sample(flight, level, false, k * rtt / 4, Some(rtt), 1448);
         }
         assert_eq!(lim.flat_since, 0);
         assert!(!lim.still_growing(80 * rtt / 4, rtt, 1448));
@@ -958,11 +962,11 @@ mod tests {
         let (mss, rtt) = (1448u64, 40_000_000i64);
         let mut lim = LimitTracker::default();
         for k in 0..=10i64 {
-            lim.on_flight_sample(500_000, 500_000, k * rtt, Some(rtt), mss);
+            lim.on_flight_sample(500_000, 500_000, false, k * rtt, Some(rtt), mss);
         }
         assert!(lim.plateau_held(10 * rtt, rtt, mss));
         lim.ran_dry(10 * rtt + 1);
-        lim.on_flight_sample(500_000, 500_000, 11 * rtt, Some(rtt), mss);
+        lim.on_flight_sample(500_000, 500_000, false, 11 * rtt, Some(rtt), mss);
         assert!(!lim.plateau_held(11 * rtt, rtt, mss));
         assert_eq!(lim.flat_since, 11 * rtt);
     }
@@ -977,7 +981,7 @@ mod tests {
         let mut held = Vec::new();
         for (r, &n) in segments.iter().enumerate() {
             let ts = r as i64 * rtt;
-            lim.on_flight_sample(n * mss, n * mss, ts, Some(rtt), mss);
+            lim.on_flight_sample(n * mss, n * mss, false, ts, Some(rtt), mss);
             held.push(lim.plateau_held(ts, rtt, mss));
         }
         held
@@ -1011,16 +1015,41 @@ mod tests {
         let mut lim = LimitTracker::default();
         let mut ts = 0;
         for _ in 0..8 {
-            lim.on_flight_sample(100 * mss, 100 * mss, ts, Some(rtt), mss);
+            lim.on_flight_sample(100 * mss, 100 * mss, false, ts, Some(rtt), mss);
             ts += rtt / 4;
         }
         for _ in 0..10 {
             for n in [80, 84, 87, 81] {
-                lim.on_flight_sample(n * mss, n * mss, ts, Some(rtt), mss);
+                lim.on_flight_sample(n * mss, n * mss, false, ts, Some(rtt), mss);
                 ts += rtt / 4;
             }
         }
         assert!(lim.plateau_held(ts, rtt, mss));
+    }
+
+    /// 64 segments outstanding over a 200 ms path, flat for ten rounds and proven a send
+    /// buffer's; then a sample in a loss recovery. Returns the send-buffer time the stretch's
+    /// end set aside as grown out of (a congestion window's, should the flight not return).
+    fn recovery_after_a_plateau(flight_segments: u64, unacked_segments: u64) -> i64 {
+        let (mss, rtt) = (1448u64, 200_000_000i64);
+        let mut lim = LimitTracker::default();
+        for k in 0..=10i64 {
+            lim.on_flight_sample(64 * mss, 64 * mss, false, k * rtt, Some(rtt), mss);
+        }
+        lim.flat_proven = true;
+        lim.state_ns[LimitState::Sndbuf as usize] = 2 * rtt;
+        lim.on_flight_sample(flight_segments * mss, unacked_segments * mss, true, 11 * rtt, Some(rtt), mss);
+        lim.grown_out_ns
+    }
+
+    #[test]
+    fn a_send_buffer_drained_by_sacks_in_a_recovery_did_not_grow() {
+        // The flight falls to 48 segments as SACKs come back and nothing new leaves (the
+        // buffer is full), while the bytes outstanding rise to 76 (SACKed segments merged,
+        // room freed): the stretch ends, with no growth.
+        assert_eq!(recovery_after_a_plateau(48, 76), 0);
+        // A congestion window keeps the flight at 64 and sends past the level: it grew.
+        assert!(recovery_after_a_plateau(64, 76) > 0);
     }
 
     #[test]
